@@ -1,0 +1,31 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+/** Where the data lives: a PostgreSQL server, or the embedded PGlite (on disk or in memory). */
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'pglite'; dataDir: string; /** Start from a dumped data directory (a template). */ loadDataDir?: Blob };
+
+// pg returns int8 (count(*), sums of integers) and numeric as strings; the API speaks numbers.
+// Values stay far below 2^53 in this domain (counters, money with two decimals).
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+
+export function connect(target: DatabaseTarget): Kysely<Database> {
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
+    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  }
+  const dataDir = target.dataDir === 'memory://' ? undefined : target.dataDir;
+  const pglite = new PGlite(dataDir, {
+    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+    parsers: {
+      20: (v: string) => Number.parseInt(v, 10),
+      1700: (v: string) => Number.parseFloat(v),
+    },
+  });
+  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_initial.js';
+
+/**
+ * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
+ * which breaks under vitest and bundlers). Keys sort in execution order.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+};

@@ -1,0 +1,556 @@
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+
+/*
+ * Kysely view of the tables created by migrations/0001_initial.ts (snake_case, as in the database).
+ * Keep in step with the migrations: this file describes the latest schema.
+ */
+
+/** timestamptz with a default (now()): read as Date, written as Date or ISO string, optional. */
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string | undefined>;
+/** timestamptz without default, required on insert. */
+export type RequiredTimestamp = ColumnType<Date, Date | string, Date | string | undefined>;
+/** Nullable timestamptz. */
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null | undefined>;
+
+/**
+ * jsonb: read back parsed, written as JSON text (JSON.stringify). Both drivers accept a string;
+ * `pg` would turn a JS array into a PostgreSQL array literal, so never pass objects directly.
+ */
+export type Json<T> = ColumnType<T, string, string>;
+export type NullableJson<T> = ColumnType<T | null, string | null | undefined, string | null | undefined>;
+export type JsonWithDefault<T> = ColumnType<T, string | undefined, string>;
+
+/** bytea: Buffer with `pg`, Uint8Array with PGlite. */
+export type Bytes = Uint8Array;
+
+export type AccessLevel = 'agent' | 'team_manager' | 'supervisor' | 'admin' | 'super_admin';
+export type OrganizationType = 'COMPANY' | 'REGION' | 'TEAM';
+export type ActorRole = 'ADMIN' | 'AGENT' | 'CUSTOMER';
+export type CategoryScope = 'FORUM' | 'ANNOUNCEMENT' | 'TUTORIAL';
+export type VehicleCategory = 'HEAVY' | 'LIGHT' | 'MOTORCYCLE';
+export type TransportStatus = 'PENDING' | 'VALIDATED' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED' | 'ON_HOLD' | 'ARCHIVED';
+export type TransportAction =
+  | 'CREATE' | 'VALIDATE' | 'REJECT' | 'START' | 'FINISH' | 'REPORT_PROBLEM' | 'ARCHIVE' | 'REACTIVATE' | 'RESUME' | 'CANCEL';
+export type TransportDocumentType = 'DRIVING_LICENSE' | 'VEHICLE_REGISTRATION' | 'INSURANCE' | 'OTHER';
+export type ComplaintStatus =
+  | 'PENDING' | 'IN_PROGRESS' | 'UNDER_REVIEW' | 'RESOLVED' | 'REJECTED' | 'CLOSED' | 'REOPENED' | 'ESCALATED';
+export type HistoryActorType = 'CUSTOMER' | 'AGENT';
+export type NotificationChannel = 'EMAIL' | 'SMS';
+export type NotificationStatus = 'QUEUED' | 'SENT' | 'FAILED';
+export type TopicStatus = 'ACTIVE' | 'CLOSED' | 'ARCHIVED';
+export type VoteKind = 'LIKE' | 'DISLIKE';
+export type ReportReason = 'SPAM' | 'INAPPROPRIATE_CONTENT' | 'HARASSMENT' | 'FALSE_INFORMATION' | 'OTHER';
+export type ReportStatus = 'PENDING' | 'RESOLVED' | 'DISMISSED';
+export type AnnouncementStatus = 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' | 'EXPIRED';
+export type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
+export type Difficulty = 'BEGINNER' | 'INTERMEDIATE' | 'ADVANCED';
+export type TutorialDuration = 'SHORT' | 'MEDIUM' | 'LONG';
+export type TutorialStatus = 'DRAFT' | 'PUBLISHED';
+
+export interface ImageJson { url: string; alt?: string; width?: number; height?: number }
+export interface AttachmentJson { id: number | string; filename: string; type: string; size: number; url: string; description?: string }
+export interface VideoJson {
+  url: string;
+  duration?: number;
+  size?: number;
+  quality?: string;
+  subtitles?: { language: string; url: string }[];
+}
+
+export interface RolesTable {
+  id: Generated<number>;
+  code: string;
+  name: string;
+  description: string | null;
+  access_level: AccessLevel;
+  is_system: Generated<boolean>;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CountriesTable {
+  id: Generated<number>;
+  code: string;
+  name: string;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface StatesTable {
+  id: Generated<number>;
+  country_id: number;
+  code: string;
+  name: string;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface OrganizationsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  name: string;
+  code: string;
+  type: OrganizationType;
+  parent_id: number | null;
+  manager_user_id: number | null;
+  country_id: number | null;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ActorsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  actor_role: ActorRole;
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  organization_id: number | null;
+  user_id: number | null;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  email: string;
+  password_hash: string;
+  role_id: number;
+  country_id: number;
+  organization_id: number | null;
+  actor_id: number | null;
+  is_active: Generated<boolean>;
+  last_login: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: RequiredTimestamp;
+  last_used_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  revoked_reason: string | null;
+  ip_address: string | null;
+  user_agent: string | null;
+}
+
+export interface CategoriesTable {
+  id: Generated<number>;
+  scope: CategoryScope;
+  name: string;
+  description: string | null;
+  color: string | null;
+  icon: string | null;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+  color: string | null;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ComplaintTypesTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface VehicleTypesTable {
+  id: Generated<number>;
+  name: string;
+  description: string | null;
+  max_weight: number | null;
+  category: VehicleCategory;
+  is_active: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TransportsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  /** Defaults to transport_loading_number() (TRP-YYYYMMDD-NNNNNN from transport_loading_seq). */
+  loading_number: Generated<string>;
+  charger_first_name: string;
+  charger_last_name: string;
+  charger_phone: string | null;
+  charger_email: string | null;
+  vehicle_type_id: number;
+  loading_point: string;
+  unloading_point: string | null;
+  vehicle_plate_number: string | null;
+  product_label: string | null;
+  product_quantity: number | null;
+  average_weight: number | null;
+  average_unit_price: number | null;
+  total_product_value: number | null;
+  status: Generated<TransportStatus>;
+  customer_id: number | null;
+  created_by: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TransportStatusHistoryTable {
+  id: Generated<number>;
+  transport_id: number;
+  from_status: TransportStatus | null;
+  to_status: TransportStatus;
+  action: TransportAction;
+  comment: string | null;
+  created_by: number;
+  created_at: Timestamp;
+}
+
+export interface TransportDocumentsTable {
+  id: Generated<number>;
+  transport_id: number;
+  type: TransportDocumentType;
+  filename: string;
+  mime_type: string;
+  size: number;
+  content: Bytes;
+  uploaded_by: number;
+  uploaded_at: Timestamp;
+}
+
+export interface ComplaintsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  label: string;
+  description: string | null;
+  status: Generated<ComplaintStatus>;
+  location: string | null;
+  amount_paid: number | null;
+  time_lost: number | null;
+  transport_id: number;
+  customer_id: number | null;
+  complaint_type_id: number | null;
+  country_id: number | null;
+  created_by: number;
+  assigned_to: number | null;
+  resolved_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ComplaintStatusHistoryTable {
+  id: Generated<number>;
+  complaint_id: number;
+  status: ComplaintStatus;
+  comment: string | null;
+  created_by: number | null;
+  created_by_type: Generated<HistoryActorType>;
+  created_at: Timestamp;
+}
+
+export interface ComplaintNotificationsTable {
+  id: Generated<number>;
+  complaint_id: number;
+  customer_id: number;
+  channel: NotificationChannel;
+  recipient: string;
+  subject: string | null;
+  body: string;
+  status: Generated<NotificationStatus>;
+  created_at: Timestamp;
+}
+
+export interface ComplaintAttachmentsTable {
+  id: Generated<number>;
+  complaint_id: number | null;
+  uploaded_by: number;
+  filename: string;
+  mime_type: string;
+  size: number;
+  content: Bytes;
+  created_at: Timestamp;
+}
+
+export interface ForumTopicsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  title: string;
+  description: string | null;
+  content: string;
+  status: Generated<TopicStatus>;
+  is_hidden: Generated<boolean>;
+  category_id: number | null;
+  author_id: number;
+  views_count: Generated<number>;
+  messages_count: Generated<number>;
+  likes_count: Generated<number>;
+  last_message_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ForumTopicTagsTable {
+  topic_id: number;
+  tag_id: number;
+}
+
+export interface ForumMessagesTable {
+  id: Generated<number>;
+  topic_id: number;
+  parent_id: number | null;
+  author_id: number;
+  content: string;
+  is_main_message: Generated<boolean>;
+  likes_count: Generated<number>;
+  dislikes_count: Generated<number>;
+  replies_count: Generated<number>;
+  is_hidden: Generated<boolean>;
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ForumVotesTable {
+  message_id: number;
+  user_id: number;
+  vote: VoteKind;
+  created_at: Timestamp;
+}
+
+export interface ForumTopicLikesTable {
+  topic_id: number;
+  user_id: number;
+  created_at: Timestamp;
+}
+
+export interface ForumSubscriptionsTable {
+  topic_id: number;
+  user_id: number;
+  created_at: Timestamp;
+}
+
+export interface ForumReportsTable {
+  id: Generated<number>;
+  message_id: number;
+  reporter_id: number;
+  reason: ReportReason;
+  comment: string | null;
+  status: Generated<ReportStatus>;
+  resolution_comment: string | null;
+  resolved_by: number | null;
+  resolved_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface AnnouncementsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  title: string;
+  summary: string | null;
+  content: string;
+  status: Generated<AnnouncementStatus>;
+  priority: Generated<Priority>;
+  category_id: number | null;
+  featured_image: NullableJson<ImageJson>;
+  attachments: JsonWithDefault<AttachmentJson[]>;
+  author_id: number;
+  /** Role codes (e.g. AGENT, SUPERVISOR). */
+  target_user_types: Generated<string[]>;
+  /** Country codes (e.g. FR, SN). */
+  target_regions: Generated<string[]>;
+  is_global: Generated<boolean>;
+  views_count: Generated<number>;
+  likes_count: Generated<number>;
+  shares_count: Generated<number>;
+  comments_count: Generated<number>;
+  published_at: NullableTimestamp;
+  expires_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AnnouncementTagsTable {
+  announcement_id: number;
+  tag_id: number;
+}
+
+export interface AnnouncementReadsTable {
+  announcement_id: number;
+  user_id: number;
+  read_at: Timestamp;
+}
+
+export interface AnnouncementLikesTable {
+  announcement_id: number;
+  user_id: number;
+  created_at: Timestamp;
+}
+
+export interface TutorialsTable {
+  id: Generated<number>;
+  public_id: Generated<string>;
+  title: string;
+  description: string | null;
+  summary: string | null;
+  content: string | null;
+  difficulty: Difficulty;
+  /** Minutes. */
+  estimated_time: number;
+  /** Derived from estimated_time by the database (<20 SHORT, <60 MEDIUM, else LONG); read-only. */
+  duration: GeneratedAlways<TutorialDuration>;
+  category_id: number | null;
+  thumbnail: NullableJson<ImageJson>;
+  video: NullableJson<VideoJson>;
+  attachments: JsonWithDefault<AttachmentJson[]>;
+  author_id: number;
+  status: Generated<TutorialStatus>;
+  /** tsvector (title A, description B, content C); query it with sql, read-only. */
+  search_vector: GeneratedAlways<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TutorialChaptersTable {
+  id: Generated<number>;
+  tutorial_id: number;
+  position: number;
+  title: string;
+  /** Seconds. */
+  start_time: Generated<number>;
+  /** Seconds. */
+  duration: Generated<number>;
+  description: string | null;
+}
+
+export interface TutorialPrerequisitesTable {
+  tutorial_id: number;
+  prerequisite_id: number;
+}
+
+export interface TutorialTagsTable {
+  tutorial_id: number;
+  tag_id: number;
+}
+
+export interface TutorialProgressTable {
+  tutorial_id: number;
+  user_id: number;
+  viewed_chapter_ids: Generated<number[]>;
+  /** Seconds. */
+  time_spent: Generated<number>;
+  current_chapter_id: number | null;
+  /** Seconds. */
+  current_position: Generated<number>;
+  last_viewed_at: Timestamp;
+  completed_at: NullableTimestamp;
+  rating: number | null;
+  comment: string | null;
+  certificate_code: string | null;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  roles: RolesTable;
+  countries: CountriesTable;
+  states: StatesTable;
+  organizations: OrganizationsTable;
+  actors: ActorsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  categories: CategoriesTable;
+  tags: TagsTable;
+  complaint_types: ComplaintTypesTable;
+  vehicle_types: VehicleTypesTable;
+  transports: TransportsTable;
+  transport_status_history: TransportStatusHistoryTable;
+  transport_documents: TransportDocumentsTable;
+  complaints: ComplaintsTable;
+  complaint_status_history: ComplaintStatusHistoryTable;
+  complaint_notifications: ComplaintNotificationsTable;
+  complaint_attachments: ComplaintAttachmentsTable;
+  forum_topics: ForumTopicsTable;
+  forum_topic_tags: ForumTopicTagsTable;
+  forum_messages: ForumMessagesTable;
+  forum_votes: ForumVotesTable;
+  forum_topic_likes: ForumTopicLikesTable;
+  forum_subscriptions: ForumSubscriptionsTable;
+  forum_reports: ForumReportsTable;
+  announcements: AnnouncementsTable;
+  announcement_tags: AnnouncementTagsTable;
+  announcement_reads: AnnouncementReadsTable;
+  announcement_likes: AnnouncementLikesTable;
+  tutorials: TutorialsTable;
+  tutorial_chapters: TutorialChaptersTable;
+  tutorial_prerequisites: TutorialPrerequisitesTable;
+  tutorial_tags: TutorialTagsTable;
+  tutorial_progress: TutorialProgressTable;
+}
+
+export type Role = Selectable<RolesTable>;
+export type NewRole = Insertable<RolesTable>;
+export type RoleUpdate = Updateable<RolesTable>;
+export type Country = Selectable<CountriesTable>;
+export type State = Selectable<StatesTable>;
+export type Organization = Selectable<OrganizationsTable>;
+export type NewOrganization = Insertable<OrganizationsTable>;
+export type OrganizationUpdate = Updateable<OrganizationsTable>;
+export type Actor = Selectable<ActorsTable>;
+export type NewActor = Insertable<ActorsTable>;
+export type ActorUpdate = Updateable<ActorsTable>;
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type Session = Selectable<SessionsTable>;
+export type NewSession = Insertable<SessionsTable>;
+export type Category = Selectable<CategoriesTable>;
+export type Tag = Selectable<TagsTable>;
+export type ComplaintType = Selectable<ComplaintTypesTable>;
+export type VehicleType = Selectable<VehicleTypesTable>;
+export type Transport = Selectable<TransportsTable>;
+export type NewTransport = Insertable<TransportsTable>;
+export type TransportUpdate = Updateable<TransportsTable>;
+export type TransportStatusHistoryEntry = Selectable<TransportStatusHistoryTable>;
+export type TransportDocument = Selectable<TransportDocumentsTable>;
+export type NewTransportDocument = Insertable<TransportDocumentsTable>;
+export type Complaint = Selectable<ComplaintsTable>;
+export type NewComplaint = Insertable<ComplaintsTable>;
+export type ComplaintUpdate = Updateable<ComplaintsTable>;
+export type ComplaintStatusHistoryEntry = Selectable<ComplaintStatusHistoryTable>;
+export type ComplaintNotification = Selectable<ComplaintNotificationsTable>;
+export type ComplaintAttachment = Selectable<ComplaintAttachmentsTable>;
+export type NewComplaintAttachment = Insertable<ComplaintAttachmentsTable>;
+export type ForumTopic = Selectable<ForumTopicsTable>;
+export type NewForumTopic = Insertable<ForumTopicsTable>;
+export type ForumTopicUpdate = Updateable<ForumTopicsTable>;
+export type ForumMessage = Selectable<ForumMessagesTable>;
+export type NewForumMessage = Insertable<ForumMessagesTable>;
+export type ForumMessageUpdate = Updateable<ForumMessagesTable>;
+export type ForumVote = Selectable<ForumVotesTable>;
+export type ForumReport = Selectable<ForumReportsTable>;
+export type NewForumReport = Insertable<ForumReportsTable>;
+export type Announcement = Selectable<AnnouncementsTable>;
+export type NewAnnouncement = Insertable<AnnouncementsTable>;
+export type AnnouncementUpdate = Updateable<AnnouncementsTable>;
+export type Tutorial = Selectable<TutorialsTable>;
+export type NewTutorial = Insertable<TutorialsTable>;
+export type TutorialUpdate = Updateable<TutorialsTable>;
+export type TutorialChapter = Selectable<TutorialChaptersTable>;
+export type TutorialProgress = Selectable<TutorialProgressTable>;
+export type NewTutorialProgress = Insertable<TutorialProgressTable>;
+export type TutorialProgressUpdate = Updateable<TutorialProgressTable>;

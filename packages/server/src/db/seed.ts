@@ -1,0 +1,32 @@
+import { hash } from '@node-rs/argon2';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+import { seedCommunity } from './seed-community.js';
+import { makeClock, seedReference } from './seed-reference.js';
+import { seedOperations } from './seed-transports.js';
+
+/** Password of every demo account (admin, supervisor, manager, agent, agent2). */
+export const DEMO_PASSWORD = 'demo1234';
+
+/**
+ * Fills an empty database with demo data, in one transaction. Does nothing and returns false when
+ * users already exist. Deterministic apart from the password salt; dates are relative to today.
+ */
+export async function seedDemoData(db: Kysely<Database>): Promise<boolean> {
+  if (await hasUsers(db)) return false;
+  const passwordHash = await hash(DEMO_PASSWORD); // argon2id defaults; hashed once, shared by all demo accounts
+  const at = makeClock(new Date());
+  return db.transaction().execute(async (trx) => {
+    // Two seeders racing: the second waits here, then sees the first one's users and stops.
+    await sql`lock table users in share row exclusive mode`.execute(trx);
+    if (await hasUsers(trx)) return false;
+    const refs = await seedReference(trx, passwordHash, at);
+    await seedOperations(trx, refs, at);
+    await seedCommunity(trx, refs, at);
+    return true;
+  });
+}
+
+async function hasUsers(db: Kysely<Database>): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

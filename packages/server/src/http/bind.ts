@@ -1,0 +1,50 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { listOperations, type OpenApiDocument } from '../contract.js';
+import type { FileResult, Handlers } from './handlers.js';
+
+type RouteHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** Content-Disposition with an ASCII fallback and the RFC 5987 UTF-8 name. */
+function disposition(filename: string, inline: boolean): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/** Turns the typed handler map into glue's service handlers: envelope, status and file replies. */
+export function serviceHandlers(handlers: Partial<Handlers>, doc: OpenApiDocument): Record<string, RouteHandler> {
+  const service: Record<string, RouteHandler> = {};
+  for (const { operation } of listOperations(doc)) {
+    const { operationId } = operation;
+    const handler = handlers[operationId] as ((r: FastifyRequest, p: FastifyReply) => Promise<unknown>) | undefined;
+    if (!handler) {
+      service[operationId] = notImplemented(operationId);
+      continue;
+    }
+    const statuses = Object.keys((operation as unknown as { responses: object }).responses).map(Number);
+    const status = Math.min(...statuses.filter((s) => s >= 200 && s < 300));
+    service[operationId] = async (req, reply) => {
+      const out = (await handler(req, reply)) as { status?: number; message: string; result: unknown } | FileResult;
+      if ('file' in out) {
+        const { filename, contentType, body, inline = false } = out.file;
+        reply.code(200).header('content-type', contentType).header('content-disposition', disposition(filename, inline));
+        reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff');
+        return reply.send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+      }
+      reply.code(out.status ?? status);
+      return { success: true, message: out.message, result: out.result, errors: null, except: null };
+    };
+  }
+  return service;
+}
+
+/** Operations whose module is not built yet answer 501 NOT_IMPLEMENTED (the handler test lists them). */
+function notImplemented(operationId: string): RouteHandler {
+  return async (_req, reply) =>
+    reply.code(501).send({
+      success: false,
+      message: `Operation ${operationId} is not implemented yet`,
+      result: null,
+      errors: { code: 'NOT_IMPLEMENTED', operationId },
+      except: null,
+    });
+}

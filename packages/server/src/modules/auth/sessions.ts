@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Bus } from '../../lib/bus.js';
+
+const CHANNEL = 'sessions-revoked';
+const TRUST_MS = 30_000;
+const MAX_ENTRIES = 100_000;
+
+/**
+ * Answers "is this session still active?" for every authenticated request. Active sessions are
+ * remembered for a short while; a revocation deletes the entry on every instance at once through
+ * the bus, so revoked tokens stop working immediately.
+ */
+export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
+  const trusted = new Map<number, number>();
+  bus.subscribe(CHANNEL, (message) => {
+    for (const id of JSON.parse(message) as number[]) trusted.delete(id);
+  });
+
+  return {
+    async isActive(sessionId: number): Promise<boolean> {
+      const now = Date.now();
+      const checkedAt = trusted.get(sessionId);
+      if (checkedAt !== undefined && now - checkedAt < TRUST_MS) return true;
+      const row = await db
+        .selectFrom('sessions')
+        .select(['revoked_at', 'expires_at'])
+        .where('id', '=', sessionId)
+        .executeTakeFirst();
+      const active = row !== undefined && row.revoked_at === null && new Date(row.expires_at).getTime() > now;
+      if (active) {
+        if (trusted.size >= MAX_ENTRIES) trusted.clear();
+        trusted.set(sessionId, now);
+      } else {
+        trusted.delete(sessionId);
+      }
+      return active;
+    },
+
+    /** Records the revocation in the database (by the caller, in its transaction) and tells every instance. */
+    async forget(sessionIds: number[]): Promise<void> {
+      if (sessionIds.length === 0) return;
+      for (const id of sessionIds) trusted.delete(id);
+      await bus.publish(CHANNEL, JSON.stringify(sessionIds));
+    },
+  };
+}
+export type SessionGuard = ReturnType<typeof createSessionGuard>;
+
+/** Revokes sessions in the database and returns their ids; call `guard.forget` after the commit. */
+export async function revokeSessions(
+  db: Kysely<Database>,
+  where: { sessionId: number } | { userId: number },
+  reason: string,
+): Promise<number[]> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('revoked_at', 'is', null)
+    .where('sessionId' in where ? 'id' : 'user_id', '=', 'sessionId' in where ? where.sessionId : where.userId)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

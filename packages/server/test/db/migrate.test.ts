@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import { type Kysely, NO_MIGRATIONS, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/db/connect.js';
+import { createMigrator, migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/schema.js';
+import { seedDemoData } from '../../src/db/seed.js';
+
+interface Target {
+  name: string;
+  open(): Promise<Kysely<Database>>;
+  close(db: Kysely<Database>): Promise<void>;
+}
+
+const pglite: Target = {
+  name: 'PGlite (in memory)',
+  open: async () => connect({ kind: 'pglite', dataDir: 'memory://' }),
+  close: (db) => db.destroy(),
+};
+
+/** A throwaway database on the server of DATABASE_URL, dropped at the end. */
+function postgres(url: string): Target {
+  const name = `tmp_${randomBytes(6).toString('hex')}`;
+  const admin = async <T>(run: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await run(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    name: `PostgreSQL (${name})`,
+    open: async () => {
+      await admin((c) => c.query(`create database ${name}`));
+      const target = new URL(url);
+      target.pathname = `/${name}`;
+      return connect({ kind: 'postgres', url: target.toString(), poolSize: 2 });
+    },
+    close: async (db) => {
+      await db.destroy();
+      await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+const targets = [pglite, ...(process.env.DATABASE_URL ? [postgres(process.env.DATABASE_URL)] : [])];
+
+const TABLES = [
+  'actors', 'announcement_likes', 'announcement_reads', 'announcement_tags', 'announcements', 'categories',
+  'complaint_attachments', 'complaint_notifications', 'complaint_status_history', 'complaint_types', 'complaints',
+  'countries', 'forum_messages', 'forum_reports', 'forum_subscriptions', 'forum_topic_likes', 'forum_topic_tags',
+  'forum_topics', 'forum_votes', 'organizations', 'roles', 'sessions', 'states', 'tags', 'transport_documents',
+  'transport_status_history', 'transports', 'tutorial_chapters', 'tutorial_prerequisites', 'tutorial_progress',
+  'tutorial_tags', 'tutorials', 'users', 'vehicle_types',
+];
+
+async function domainTables(db: Kysely<Database>): Promise<string[]> {
+  const { rows } = await sql<{ table_name: string }>`
+    select table_name from information_schema.tables
+    where table_schema = 'public' and table_name not like 'kysely_%' order by table_name`.execute(db);
+  return rows.map((r) => r.table_name);
+}
+
+async function count(db: Kysely<Database>, query: ReturnType<typeof sql<{ n: number }>>): Promise<number> {
+  const { rows } = await query.execute(db);
+  return Number(rows[0]?.n);
+}
+
+describe.each(targets)('database on $name', (target) => {
+  let db: Kysely<Database>;
+
+  beforeAll(async () => {
+    db = await target.open();
+  }, 60_000);
+  afterAll(async () => {
+    if (db) await target.close(db);
+  }, 60_000);
+
+  it('migrates an empty database to the latest schema, with every domain table', async () => {
+    await migrateToLatest(db);
+    expect(await domainTables(db)).toEqual(TABLES);
+  }, 60_000);
+
+  it('rolls the initial migration back completely, then applies it again', async () => {
+    const down = await createMigrator(db).migrateTo(NO_MIGRATIONS);
+    expect(down.error).toBeUndefined();
+    expect(await domainTables(db)).toEqual([]);
+    const { rows } = await sql`select 1 from pg_class where relname = 'transport_loading_seq'`.execute(db);
+    expect(rows).toHaveLength(0);
+    await migrateToLatest(db);
+    expect(await domainTables(db)).toEqual(TABLES);
+  }, 60_000);
+
+  it('seeds the demo data once: true on an empty database, false afterwards', async () => {
+    const started = performance.now();
+    expect(await seedDemoData(db)).toBe(true);
+    console.info(`[${target.name}] seed: ${Math.round(performance.now() - started)} ms`);
+    expect(await seedDemoData(db)).toBe(false);
+    const users = await db.selectFrom('users').select('username').orderBy('username').execute();
+    expect(users.map((u) => u.username)).toEqual(['admin', 'agent', 'agent2', 'manager', 'supervisor']);
+  }, 60_000);
+
+  it('keeps the system roles at ids 1-5 and hands out the next id after them', async () => {
+    const roles = await db.selectFrom('roles').select(['id', 'code']).orderBy('id').execute();
+    expect(roles.map((r) => `${r.id}:${r.code}`)).toEqual(['1:SUPER_ADMIN', '2:ADMIN', '3:AGENT', '4:TEAM_MANAGER', '5:SUPERVISOR']);
+    const custom = await db.insertInto('roles').values({ code: 'AUDITOR', name: 'Auditor', access_level: 'agent' })
+      .returning('id').executeTakeFirstOrThrow();
+    expect(custom.id).toBe(6);
+    await db.deleteFrom('roles').where('id', '=', custom.id).execute();
+  });
+
+  it('numbers transports TRP-YYYYMMDD-NNNNNN from the sequence, by default too', async () => {
+    const seeded = await db.selectFrom('transports').select('loading_number').execute();
+    expect(seeded.length).toBeGreaterThan(0);
+    for (const t of seeded) expect(t.loading_number).toMatch(/^TRP-\d{8}-\d{6}$/);
+    const agent = await db.selectFrom('users').select('id').where('username', '=', 'agent').executeTakeFirstOrThrow();
+    const vehicle = await db.selectFrom('vehicle_types').select('id').limit(1).executeTakeFirstOrThrow();
+    const created = await db.insertInto('transports')
+      .values({ charger_first_name: 'Test', charger_last_name: 'Charger', vehicle_type_id: vehicle.id, loading_point: 'Paris', created_by: agent.id })
+      .returning(['id', 'loading_number', 'status']).executeTakeFirstOrThrow();
+    const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
+    expect(created.loading_number).toBe(`TRP-${today}-${String(seeded.length + 1).padStart(6, '0')}`);
+    expect(created.status).toBe('PENDING');
+    await db.deleteFrom('transports').where('id', '=', created.id).execute();
+  });
+
+  it('stores counters that agree with the rows they count', async () => {
+    expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_messages m where
+      likes_count <> (select count(*) from forum_votes v where v.message_id = m.id and v.vote = 'LIKE')
+      or dislikes_count <> (select count(*) from forum_votes v where v.message_id = m.id and v.vote = 'DISLIKE')
+      or replies_count <> (select count(*) from forum_messages r where r.parent_id = m.id)`)).toBe(0);
+    expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_topics t where
+      messages_count <> (select count(*) from forum_messages m where m.topic_id = t.id)
+      or likes_count <> (select count(*) from forum_topic_likes l where l.topic_id = t.id)`)).toBe(0);
+    expect(await count(db, sql<{ n: number }>`select count(*) as n from announcements a where
+      likes_count <> (select count(*) from announcement_likes l where l.announcement_id = a.id)`)).toBe(0);
+    expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_votes where vote = 'LIKE'`)).toBeGreaterThan(0);
+  });
+
+  it('holds the demo scenarios the API tests rely on', async () => {
+    const complaints = await db.selectFrom('complaints').select('status').execute();
+    expect(complaints.map((c) => c.status)).toEqual(expect.arrayContaining(['PENDING', 'IN_PROGRESS', 'RESOLVED']));
+    expect(await db.selectFrom('complaint_notifications').select('channel').execute()).toEqual([{ channel: 'EMAIL' }]);
+    expect(await db.selectFrom('forum_reports').select('status').execute()).toEqual([{ status: 'PENDING' }]);
+    const expired = await db.selectFrom('announcements').select('id')
+      .where('status', '=', 'PUBLISHED').where('expires_at', '<', new Date()).execute();
+    expect(expired).toHaveLength(1);
+    const tutorials = await db.selectFrom('tutorials').select(['title', 'duration', 'status']).orderBy('id').execute();
+    expect(tutorials.map((t) => t.duration)).toEqual(['SHORT', 'MEDIUM', 'MEDIUM', 'LONG', 'MEDIUM']);
+    const found = await db.selectFrom('tutorials').select('title')
+      .where(sql<boolean>`search_vector @@ websearch_to_tsquery('english', 'customs convoys')`).execute();
+    expect(found.map((t) => t.title)).toEqual(['Planning cross-border convoys']);
+  });
+
+  it('refuses a second complaint on the same transport', async () => {
+    const first = await db.selectFrom('complaints').selectAll().limit(1).executeTakeFirstOrThrow();
+    await expect(db.insertInto('complaints')
+      .values({ label: 'Again', transport_id: first.transport_id, created_by: first.created_by })
+      .execute()).rejects.toThrow(/complaints_transport_id_key/);
+  });
+
+  it('refuses a second vote by the same user on the same message', async () => {
+    const vote = await db.selectFrom('forum_votes').selectAll().limit(1).executeTakeFirstOrThrow();
+    await expect(db.insertInto('forum_votes')
+      .values({ message_id: vote.message_id, user_id: vote.user_id, vote: vote.vote === 'LIKE' ? 'DISLIKE' : 'LIKE' })
+      .execute()).rejects.toThrow(/forum_votes_pkey/);
+  });
+
+  it('refuses a customer with neither e-mail nor phone', async () => {
+    await expect(db.insertInto('actors')
+      .values({ actor_role: 'CUSTOMER', first_name: 'No', last_name: 'Contact', email: null, phone: ' ' })
+      .execute()).rejects.toThrow(/actors_customer_contact_check/);
+  });
+
+  it('refuses a duplicate e-mail in another case, a report twice, and a rating of 6', async () => {
+    const admin = await db.selectFrom('users').selectAll().where('username', '=', 'admin').executeTakeFirstOrThrow();
+    await expect(db.insertInto('users').values({
+      username: 'admin-copy', email: admin.email.toUpperCase(), password_hash: 'x', role_id: admin.role_id, country_id: admin.country_id,
+    }).execute()).rejects.toThrow(/users_email_lower_key/);
+    const report = await db.selectFrom('forum_reports').selectAll().limit(1).executeTakeFirstOrThrow();
+    await expect(db.insertInto('forum_reports')
+      .values({ message_id: report.message_id, reporter_id: report.reporter_id, reason: 'SPAM' })
+      .execute()).rejects.toThrow(/forum_reports_message_reporter_key/);
+    await expect(db.updateTable('tutorial_progress').set({ rating: 6 }).execute())
+      .rejects.toThrow(/tutorial_progress_rating_check/);
+  });
+
+  it('refuses a reply whose parent belongs to another topic', async () => {
+    const [a, b] = await db.selectFrom('forum_messages').select(['id', 'topic_id', 'author_id'])
+      .where('is_main_message', '=', true).orderBy('id').limit(2).execute();
+    await expect(db.insertInto('forum_messages')
+      .values({ topic_id: b!.topic_id, parent_id: a!.id, author_id: a!.author_id, content: 'Wrong tree' })
+      .execute()).rejects.toThrow(/forum_messages_parent_fkey/);
+  });
+});

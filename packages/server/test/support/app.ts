@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, HTTPMethods, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import { expect, inject } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig, type Config } from '../../src/config.js';
+import { connect } from '../../src/db/connect.js';
+import type { Database } from '../../src/db/schema.js';
+import type { OperationId } from '../../src/http/handlers.js';
+import { operationById, responseValidator } from './contract.js';
+import { recordCovered } from './coverage.js';
+import { withDatabase } from './global-setup.js';
+
+export const DEMO_PASSWORD = 'demo1234';
+export type DemoUser = 'admin' | 'supervisor' | 'manager' | 'agent' | 'agent2';
+
+/** A fresh copy of the seeded database: PGlite by default, PostgreSQL when DATABASE_URL is set. */
+export async function freshDatabase(): Promise<{ db: Kysely<Database>; drop: () => Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (url && template) {
+    const name = `transport_ops_test_${randomBytes(6).toString('hex')}`;
+    const admin = connect({ kind: 'postgres', url, poolSize: 1 });
+    await sql`create database ${sql.id(name)} template ${sql.id(template)}`.execute(admin);
+    const db = connect({ kind: 'postgres', url: withDatabase(url, name), poolSize: 5 });
+    return {
+      db,
+      drop: async () => {
+        await db.destroy();
+        await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
+        await admin.destroy();
+      },
+    };
+  }
+  const db = connect({ kind: 'pglite', dataDir: 'memory://', loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]) });
+  return { db, drop: () => db.destroy() };
+}
+
+export interface CallOptions {
+  params?: Record<string, string | number>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  token?: string | null;
+  headers?: Record<string, string>;
+  payload?: InjectOptions['payload'];
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: LightMyRequestResponse['headers'];
+  raw: LightMyRequestResponse;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Kysely<Database>;
+  /** Calls an operation by its operationId and checks the response against the contract. */
+  call<T = any>(operationId: OperationId, options?: CallOptions): Promise<CallResult<T>>;
+  /** An access token of a demo user (logged in once per app). */
+  token(user: DemoUser): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const { db, drop } = await freshDatabase();
+  const app = await buildApp(testConfig({ seedDemoData: false, ...overrides }), { db });
+  await app.ready();
+  const tokens = new Map<string, Promise<string>>();
+
+  async function call<T>(operationId: OperationId, options: CallOptions = {}): Promise<CallResult<T>> {
+    const info = operationById.get(operationId);
+    if (!info) throw new Error(`unknown operation ${operationId}`);
+    const url = info.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = options.params?.[name];
+      if (value === undefined) throw new Error(`${operationId}: missing path parameter ${name}`);
+      return encodeURIComponent(String(value));
+    });
+    const query = Object.fromEntries(
+      Object.entries(options.query ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]),
+    );
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const res = await app.inject({
+      method: info.method as HTTPMethods,
+      url,
+      query,
+      headers,
+      ...(options.payload !== undefined ? { payload: options.payload } : options.body !== undefined ? { payload: options.body as object } : {}),
+    });
+    const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const json = contentType === 'application/json';
+    const body = json ? res.json() : res.rawPayload;
+    if (res.statusCode !== 501) {
+      const validate = responseValidator(operationId, res.statusCode, contentType);
+      expect(validate, `${operationId} answered ${res.statusCode} ${contentType}, which the contract does not declare`).not.toBeNull();
+      if (json) {
+        const valid = validate!(body);
+        expect(valid, `${operationId} ${res.statusCode} response breaks the contract: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(body).slice(0, 800)}`).toBe(true);
+      }
+      if (res.statusCode < 300) recordCovered(operationId);
+    }
+    return { status: res.statusCode, body: body as T, headers: res.headers, raw: res };
+  }
+
+  async function token(user: DemoUser): Promise<string> {
+    if (!tokens.has(user)) {
+      tokens.set(
+        user,
+        call<{ result: { access_token: string } }>('login', { body: { username: user, password: DEMO_PASSWORD } }).then((r) => {
+          if (r.status !== 200) throw new Error(`login of ${user} failed: ${JSON.stringify(r.body)}`);
+          return r.body.result.access_token;
+        }),
+      );
+    }
+    return tokens.get(user)!;
+  }
+
+  return {
+    app,
+    db,
+    call,
+    token,
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { listOperations, loadContract, type OperationObject } from '../../src/contract.js';
+import type { OperationId } from '../../src/http/handlers.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+const doc = loadContract();
+const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
+addFormats(ajv);
+ajv.addFormat('binary', true);
+ajv.addSchema(doc as object, 'contract');
+
+export interface OperationInfo {
+  operationId: OperationId;
+  method: string;
+  path: string;
+  operation: OperationObject & { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }> };
+}
+
+export const operations: OperationInfo[] = listOperations(doc).map(({ method, path, operation }) => ({
+  operationId: operation.operationId,
+  method: method.toUpperCase(),
+  path,
+  operation: operation as OperationInfo['operation'],
+}));
+export const operationById = new Map(operations.map((o) => [o.operationId, o]));
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const validators = new Map<string, ValidateFunction | null>();
+
+/** The validator of an operation's response for a status and content type, or null if the contract declares none. */
+export function responseValidator(operationId: OperationId, status: number, contentType = 'application/json'): ValidateFunction | null {
+  const key = `${operationId} ${status} ${contentType}`;
+  if (validators.has(key)) return validators.get(key)!;
+  const info = operationById.get(operationId);
+  if (!info) throw new Error(`unknown operation ${operationId}`);
+  let response = info.operation.responses[String(status)];
+  let base = pointer('paths', info.path, info.method.toLowerCase(), 'responses', String(status));
+  if (response?.$ref) {
+    base = response.$ref.slice(2);
+    const name = response.$ref.split('/').pop()!;
+    response = (doc.components as unknown as { responses: Record<string, typeof response> }).responses[name];
+  }
+  const media = response?.content?.[contentType];
+  const validate = media ? ajv.compile({ $ref: `contract#/${base}/content/${pointer(contentType)}/schema` }) : null;
+  validators.set(key, validate);
+  return validate;
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { connect } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/schema.js';
+import { seedDemoData } from '../../src/db/seed.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A dumped PGlite data directory, migrated and seeded: each test file starts from a copy. */
+    pgliteTemplate: string;
+    /** The PostgreSQL template database, when DATABASE_URL is set. */
+    postgresTemplate: string | null;
+  }
+}
+
+/** Builds the migrated, seeded database once per run; test files copy it (PGlite dump, or a PostgreSQL template). */
+export default async function setup(project: TestProject) {
+  const dir = mkdtempSync(join(tmpdir(), 'transport-ops-test-'));
+  const pglite = new PGlite();
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  await migrateToLatest(db);
+  await seedDemoData(db);
+  const dump = await pglite.dumpDataDir('none');
+  const file = join(dir, 'template.tar');
+  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  await db.destroy();
+  project.provide('pgliteTemplate', file);
+
+  let postgresTemplate: string | null = null;
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    postgresTemplate = `transport_ops_template_${process.pid}`;
+    const admin = connect({ kind: 'postgres', url, poolSize: 1 });
+    await sql`drop database if exists ${sql.id(postgresTemplate)}`.execute(admin);
+    await sql`create database ${sql.id(postgresTemplate)}`.execute(admin);
+    const template = connect({ kind: 'postgres', url: withDatabase(url, postgresTemplate), poolSize: 1 });
+    await migrateToLatest(template);
+    await seedDemoData(template);
+    await template.destroy();
+    await admin.destroy();
+  }
+  project.provide('postgresTemplate', postgresTemplate);
+
+  return async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (url && postgresTemplate) {
+      const admin = connect({ kind: 'postgres', url, poolSize: 1 });
+      await sql`drop database if exists ${sql.id(postgresTemplate)} with (force)`.execute(admin);
+      await admin.destroy();
+    }
+  };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
