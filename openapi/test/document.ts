@@ -22,7 +22,7 @@ export const operations: Op[] = Object.entries(bundled.paths as Record<string, a
 );
 
 export function contractAjv() {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: false });
   addFormats(ajv);
   ajv.addFormat('binary', true);
   ajv.addSchema(bundled, 'contract');

@@ -5000,8 +5000,8 @@ export interface components {
              * @enum {string}
              */
             code: "CERTIFICATE_NOT_FOUND";
-            /** @description The verification code looked up; null when the caller's own certificate was asked for by tutorial. */
-            certificateCode: string | null;
+            /** @description The verification code looked up (absent when the caller's own certificate was asked for by tutorial). */
+            certificateCode?: string;
         };
         /** @description The forum report does not exist. HTTP 404. */
         ReportNotFoundError: {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
+import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import { loadContract } from './contract.js';
@@ -15,6 +16,7 @@ import docs from './plugins/docs.js';
 import errors from './plugins/errors.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
+import serialization from './plugins/serialization.js';
 import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
 
@@ -24,6 +26,8 @@ declare module 'fastify' {
     tokens: Tokens;
     bus: Bus;
     sessions: SessionGuard;
+    /** Shared Redis client when REDIS_URL is set (rate limits, caches); null otherwise. */
+    redis: Redis | null;
   }
 }
 
@@ -44,6 +48,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.decorate('config', config);
   app.decorate('tokens', createTokens(config.jwt));
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
+  app.decorate('redis', redis);
+  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
   const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
   app.decorate('bus', bus);
   app.addHook('onClose', async () => bus.close());
@@ -53,6 +60,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  await app.register(serialization);
   await app.register(validation);
   await app.register(database, { db: options.db });
   app.decorate('sessions', createSessionGuard(app.db, bus));

@@ -19,8 +19,8 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
-  const dataDir = target.dataDir === 'memory://' ? undefined : target.dataDir;
-  const pglite = new PGlite(dataDir, {
+  const pglite = new PGlite({
+    ...(target.dataDir === 'memory://' ? {} : { dataDir: target.dataDir }),
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
     parsers: {
       20: (v: string) => Number.parseInt(v, 10),

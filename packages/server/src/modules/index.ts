@@ -1,4 +1,19 @@
 import type { Handlers } from '../http/handlers.js';
+import { actorHandlers } from './actors/handlers.js';
+import { announcementHandlers } from './announcements/handlers.js';
+import { categoryHandlers } from './categories/handlers.js';
+import { complaintTypeHandlers } from './complaint-types/handlers.js';
+import { complaintHandlers } from './complaints/handlers.js';
+import { forumHandlers } from './forum/handlers.js';
+import { forumAdminHandlers } from './forum-admin/handlers.js';
+import { geographyHandlers } from './geography/handlers.js';
+import { organizationHandlers } from './organizations/handlers.js';
+import { roleHandlers } from './roles/handlers.js';
+import { tagHandlers } from './tags/handlers.js';
+import { transportHandlers } from './transports/handlers.js';
+import { tutorialHandlers } from './tutorials/handlers.js';
+import { userHandlers } from './users/handlers.js';
+import { vehicleTypeHandlers } from './vehicle-types/handlers.js';
 import { authHandlers } from './auth/handlers.js';
 import { systemHandlers } from './system/handlers.js';
 
@@ -6,4 +21,19 @@ import { systemHandlers } from './system/handlers.js';
 export const handlers: Partial<Handlers> = {
   ...authHandlers,
   ...systemHandlers,
+  ...actorHandlers,
+  ...announcementHandlers,
+  ...categoryHandlers,
+  ...complaintTypeHandlers,
+  ...complaintHandlers,
+  ...forumHandlers,
+  ...forumAdminHandlers,
+  ...geographyHandlers,
+  ...organizationHandlers,
+  ...roleHandlers,
+  ...tagHandlers,
+  ...transportHandlers,
+  ...tutorialHandlers,
+  ...userHandlers,
+  ...vehicleTypeHandlers,
 };

@@ -1,7 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Redis } from 'ioredis';
 import { AppError } from '../http/errors.js';
 
 const ADMIN_LEVELS = new Set(['admin', 'super_admin']);
@@ -13,8 +12,7 @@ const ADMIN_LEVELS = new Set(['admin', 'super_admin']);
  */
 export default fp(async function rateLimits(app: FastifyInstance) {
   const { anonymous, user, admin, windowMs } = app.config.rateLimit;
-  const redis = app.config.redisUrl ? new Redis(app.config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : undefined;
-  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
+  const { redis } = app;
   await app.register(rateLimit, {
     global: false,
     timeWindow: windowMs,

@@ -19,7 +19,7 @@ export function createAjv() {
     allErrors: true,
     addUsedSchema: false,
     strict: false,
-    discriminator: true,
+    discriminator: false,
   });
   addFormats(ajv);
   // File parts arrive as their file names (see plugins/uploads.ts); the bytes are checked there.

@@ -1,0 +1,46 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { AuthContext } from '../plugins/security.js';
+
+/** Access levels that see every record. */
+const GLOBAL_VIEW = new Set(['supervisor', 'admin', 'super_admin']);
+
+export const hasGlobalView = (auth: AuthContext) => GLOBAL_VIEW.has(auth.accessLevel);
+
+/**
+ * The ownership rule, as a SQL condition on a column holding a user id (the record's creator):
+ * an agent sees their own records, a team manager those of every user of their organization and
+ * its descendants, supervisors and administrators everything.
+ *
+ *   db.selectFrom('transports as t').where(ownedBy(auth, 't.created_by'))
+ */
+export function ownedBy(auth: AuthContext, userIdColumn: string): Expression<SqlBool> {
+  if (hasGlobalView(auth)) return sql<SqlBool>`true`;
+  if (auth.accessLevel === 'team_manager' && auth.organizationId !== null) {
+    return sql<SqlBool>`${sql.ref(userIdColumn)} in (${teamUserIds(auth.organizationId)})`;
+  }
+  return sql<SqlBool>`${sql.ref(userIdColumn)} = ${auth.userId}`;
+}
+
+/** Ids of the organization and all its descendants. */
+export function organizationSubtree(organizationId: number) {
+  return sql<number>`with recursive subtree(id) as (
+      select ${organizationId}::int
+      union
+      select o.id from organizations o join subtree s on o.parent_id = s.id
+    ) select id from subtree`;
+}
+
+/** Ids of the users of an organization subtree. */
+export function teamUserIds(organizationId: number) {
+  return sql<number>`select u.id from users u where u.organization_id in (${organizationSubtree(organizationId)})`;
+}
+
+/**
+ * The organization-subtree condition for records that carry an organization id (users,
+ * organizations, agents): team managers are limited to their subtree, global roles are not.
+ */
+export function withinTeam(auth: AuthContext, organizationIdColumn: string): Expression<SqlBool> {
+  if (hasGlobalView(auth)) return sql<SqlBool>`true`;
+  if (auth.organizationId === null) return sql<SqlBool>`false`;
+  return sql<SqlBool>`${sql.ref(organizationIdColumn)} in (${organizationSubtree(auth.organizationId)})`;
+}

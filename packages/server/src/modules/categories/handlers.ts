@@ -1,0 +1,3 @@
+import type { Handlers } from '../../http/handlers.js';
+
+export const categoryHandlers: Partial<Handlers> = {};

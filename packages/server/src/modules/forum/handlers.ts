@@ -1,0 +1,3 @@
+import type { Handlers } from '../../http/handlers.js';
+
+export const forumHandlers: Partial<Handlers> = {};
