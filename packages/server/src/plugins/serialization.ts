@@ -13,6 +13,6 @@ export default fp(async function serialization(app: FastifyInstance) {
   app.setSerializerCompiler((route) => {
     const status = Number.parseInt(String(route.httpStatus), 10);
     if (Number.isNaN(status) || status >= 300) return (data: unknown) => JSON.stringify(data);
-    return compilerFor(route);
+    return compilerFor(route as unknown as Parameters<typeof compilerFor>[0]);
   });
 });
