@@ -25,6 +25,7 @@ export default defineConfig({
           name: 'sdk',
           root: 'packages/sdk',
           include: ['test/**/*.test.ts'],
+          globalSetup: ['test/prism-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -1,7 +1,7 @@
 import type { components, operations, paths } from '@transport-ops/contract';
 import createClient, { type Client } from 'openapi-fetch';
 import { bearerMiddleware } from './auth.js';
-import { ApiError, unwrap } from './errors.js';
+import { unwrap } from './errors.js';
 import { memoryTokenStore, type TokenStore, type Tokens } from './tokens.js';
 
 export type { components, operations, paths };
@@ -63,12 +63,10 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
     async logout() {
       const tokens = await store.get();
       try {
-        if (tokens) {
-          unwrap(await auth.POST('/auth/logout', { headers: { authorization: `Bearer ${tokens.accessToken}` } }));
-        }
-      } catch (error) {
-        // An already revoked or expired session is logged out all the same.
-        if (!(error instanceof ApiError && error.status === 401)) throw error;
+        if (!tokens) return;
+        const { response, error } = await auth.POST('/auth/logout', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+        // An already revoked or expired session (401) is logged out all the same.
+        if (!response.ok && response.status !== 401) unwrap({ error, response });
       } finally {
         await loggedOut();
       }

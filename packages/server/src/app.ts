@@ -51,7 +51,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
   app.decorate('redis', redis);
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
-  const bus = config.redisUrl ? await redisBus(config.redisUrl) : memoryBus();
+  const bus = config.redisUrl ? await redisBus(config.redisUrl, `${config.redisPrefix}bus:`) : memoryBus();
   app.decorate('bus', bus);
   app.addHook('onClose', async () => bus.close());
   app.addHook('onSend', async (req, reply) => {

@@ -17,6 +17,8 @@ export interface Config {
   pgliteDataDir: string;
   /** Redis connection string; unset means in-process rate limits, caches and revocation. */
   redisUrl: string | undefined;
+  /** Prefix of every Redis key and channel of this deployment. */
+  redisPrefix: string;
   jwt: { secret: string; issuer: string; audience: string; accessTtlSeconds: number; refreshTtlSeconds: number };
   /** Seed demo data into an empty database (never in production). */
   seedDemoData: boolean;
@@ -40,6 +42,7 @@ interface Env {
   DATABASE_POOL_SIZE: number;
   PGLITE_DATA_DIR: string;
   REDIS_URL?: string;
+  REDIS_PREFIX: string;
   JWT_SECRET?: string;
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;
@@ -61,6 +64,7 @@ const schema = {
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
     PGLITE_DATA_DIR: { type: 'string', minLength: 1, default: '.data/pglite' },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    REDIS_PREFIX: { type: 'string', minLength: 1, default: 'transport-ops:' },
     JWT_SECRET: { type: 'string', minLength: 32 },
     JWT_ISSUER: { type: 'string', minLength: 1, default: 'transport-ops' },
     JWT_AUDIENCE: { type: 'string', minLength: 1, default: 'transport-ops-api' },
@@ -87,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     pgliteDataDir: e.PGLITE_DATA_DIR,
     redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     jwt: {
       secret: e.JWT_SECRET ?? DEV_JWT_SECRET,
       issuer: e.JWT_ISSUER,

@@ -27,7 +27,7 @@ export function memoryBus(): Bus {
   };
 }
 
-export async function redisBus(url: string, prefix = 'transport-ops:'): Promise<Bus> {
+export async function redisBus(url: string, prefix: string): Promise<Bus> {
   const publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   const subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
   await Promise.all([publisher.connect(), subscriber.connect()]);

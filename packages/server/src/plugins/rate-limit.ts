@@ -16,7 +16,7 @@ export default fp(async function rateLimits(app: FastifyInstance) {
   await app.register(rateLimit, {
     global: false,
     timeWindow: windowMs,
-    ...(redis ? { redis, nameSpace: 'transport-ops:rate:' } : {}),
+    ...(redis ? { redis, nameSpace: `${app.config.redisPrefix}rate:` } : {}),
     keyGenerator: (req: FastifyRequest) => (req.auth ? `user:${req.auth.userId}` : `ip:${req.ip}`),
     max: async (req: FastifyRequest) => (!req.auth ? anonymous : ADMIN_LEVELS.has(req.auth.accessLevel) ? admin : user),
     errorResponseBuilder: (_req, context) =>

@@ -65,7 +65,12 @@ export interface TestApp {
 
 export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const { db, drop } = await freshDatabase();
-  const app = await buildApp(testConfig({ seedDemoData: false, ...overrides }), { db });
+  // With REDIS_URL (CI's PostgreSQL run), limits, caches and revocations go through Redis, under a
+  // prefix of this app's own so that test files running side by side never share counters.
+  const redis = process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL, redisPrefix: `test:${randomBytes(6).toString('hex')}:` } : {};
+  // Quotas are generous here so that a test file never trips them; the rate-limit tests set their own.
+  const rateLimit = { anonymous: 100_000, user: 100_000, admin: 100_000, windowMs: 3600_000 };
+  const app = await buildApp(testConfig({ seedDemoData: false, rateLimit, ...redis, ...overrides }), { db });
   await app.ready();
   const tokens = new Map<string, Promise<string>>();
 

@@ -1,8 +1,9 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Where tests record the operations they called with a success status and a contract-valid response. */
-export const coverageDir = join(process.cwd(), 'node_modules', '.cache', 'transport-ops-coverage');
+export const coverageDir = fileURLToPath(new URL('../../node_modules/.cache/operation-coverage', import.meta.url));
 const seen = new Set<string>();
 
 export function recordCovered(operationId: string): void {
@@ -10,4 +11,22 @@ export function recordCovered(operationId: string): void {
   seen.add(operationId);
   mkdirSync(coverageDir, { recursive: true });
   appendFileSync(join(coverageDir, `${process.pid}.txt`), `${operationId}\n`);
+}
+
+export function resetCoverage(): void {
+  rmSync(coverageDir, { recursive: true, force: true });
+}
+
+export function coveredOperations(): Set<string> {
+  const covered = new Set<string>();
+  let files: string[] = [];
+  try {
+    files = readdirSync(coverageDir);
+  } catch {
+    return covered;
+  }
+  for (const file of files) {
+    for (const id of readFileSync(join(coverageDir, file), 'utf8').split('\n')) if (id) covered.add(id);
+  }
+  return covered;
 }

@@ -9,6 +9,8 @@ import { connect } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
 import { seedDemoData } from '../../src/db/seed.js';
+import { listOperations, loadContract } from '../../src/contract.js';
+import { coveredOperations, resetCoverage } from './coverage.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,6 +23,7 @@ declare module 'vitest' {
 
 /** Builds the migrated, seeded database once per run; test files copy it (PGlite dump, or a PostgreSQL template). */
 export default async function setup(project: TestProject) {
+  resetCoverage();
   const dir = mkdtempSync(join(tmpdir(), 'transport-ops-test-'));
   const pglite = new PGlite();
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
@@ -49,6 +52,7 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     rmSync(dir, { recursive: true, force: true });
+    if (process.env.OPERATION_COVERAGE_GATE === '1') checkCoverage();
     if (url && postgresTemplate) {
       const admin = connect({ kind: 'postgres', url, poolSize: 1 });
       await sql`drop database if exists ${sql.id(postgresTemplate)} with (force)`.execute(admin);
@@ -61,4 +65,18 @@ export function withDatabase(url: string, database: string): string {
   const u = new URL(url);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+/**
+ * The coverage gate: every operation of the contract must have been called by some test with a
+ * success status and a response that validated against the contract (see support/app.ts `call`).
+ */
+function checkCoverage() {
+  const all = listOperations(loadContract()).map((o) => o.operation.operationId as string);
+  const covered = coveredOperations();
+  const missing = all.filter((id) => !covered.has(id));
+  console.log(`operation coverage: ${all.length - missing.length} / ${all.length} operations called with a success status and a contract-valid response`);
+  if (missing.length > 0) {
+    throw new Error(`operations without a successful, contract-validated call in the tests (${missing.length}): ${missing.join(', ')}`);
+  }
 }

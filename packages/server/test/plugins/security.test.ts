@@ -1,0 +1,196 @@
+import { createSigner } from 'fast-jwt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, DEMO_PASSWORD, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+let login: { access_token: string; refresh_token: string; user: { id: number } };
+
+beforeAll(async () => {
+  t = await createTestApp();
+  login = (await t.call('login', { body: { username: 'agent', password: DEMO_PASSWORD } })).body.result;
+});
+afterAll(async () => t?.close());
+
+/** A token like the server's, signed with `overrides` applied (secret, algorithm, claims). */
+function forge(overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown> } = {}) {
+  const { jwt } = t.app.config;
+  const decoded = JSON.parse(Buffer.from(login.access_token.split('.')[1]!, 'base64url').toString());
+  const { iat: _iat, ...claims } = { ...decoded, exp: Math.floor(Date.now() / 1000) + 60, ...overrides.claims };
+  const algorithm = overrides.algorithm ?? 'HS256';
+  const sign = createSigner({ key: algorithm === 'none' ? undefined : (overrides.key ?? jwt.secret), algorithm });
+  return sign(claims);
+}
+
+const profileWith = (token: string) => t.call('getProfile', { token });
+
+describe('bearer tokens', () => {
+  it('accepts the access token of a login', async () => {
+    const res = await profileWith(login.access_token);
+    expect(res.status).toBe(200);
+    expect(res.body.result.username).toBe('agent');
+  });
+
+  it('accepts a token forged with the right secret and claims (the control case of the refusals below)', async () => {
+    expect((await profileWith(forge())).status).toBe(200);
+  });
+
+  it.each([
+    ['a token with a tampered signature', () => `${login.access_token.slice(0, -4)}AAAA`],
+    ['a token signed with another secret', () => forge({ key: 'another-secret-another-secret-0123456789' })],
+    ['a token with alg none', () => forge({ algorithm: 'none' })],
+    ['a token signed with HS512', () => forge({ algorithm: 'HS512' })],
+    ['a token from another issuer', () => forge({ claims: { iss: 'someone-else' } })],
+    ['a token for another audience', () => forge({ claims: { aud: 'another-api' } })],
+    ['an expired token', () => forge({ claims: { exp: Math.floor(Date.now() / 1000) - 3600 } })],
+    ['a refresh token used as an access token', () => login.refresh_token],
+    ['a token whose typ is refresh', () => forge({ claims: { typ: 'refresh' } })],
+    ['a malformed token', () => 'not-a-jwt'],
+  ])('refuses %s with 401', async (_name, token) => {
+    const res = await profileWith(token());
+    expect(res.status).toBe(401);
+    expect(res.body.success).toBe(false);
+    expect(Array.isArray(res.body.errors)).toBe(true);
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  it('refuses a request without a token with 401', async () => {
+    const res = await t.call('getProfile', {});
+    expect(res.status).toBe(401);
+    expect(res.body.errors).toEqual(['Missing bearer token']);
+  });
+
+  it('refuses an access token as a refresh token', async () => {
+    const res = await t.call('refreshToken', { body: { refresh_token: login.access_token } });
+    expect(res.status).toBe(401);
+  });
+
+  it('refreshes an access token with the refresh token, without issuing a new refresh token', async () => {
+    const res = await t.call('refreshToken', { body: { refresh_token: login.refresh_token } });
+    expect(res.status).toBe(200);
+    expect(res.body.result).not.toHaveProperty('refresh_token');
+    expect((await profileWith(res.body.result.access_token)).status).toBe(200);
+  });
+
+  it('revokes the session at logout: its access and refresh tokens stop working at once', async () => {
+    const own = (await t.call('login', { body: { username: 'agent2', password: DEMO_PASSWORD } })).body.result;
+    expect((await profileWith(own.access_token)).status).toBe(200);
+    expect((await t.call('logout', { token: own.access_token })).status).toBe(200);
+    const after = await profileWith(own.access_token);
+    expect(after.status).toBe(401);
+    expect(after.body.errors).toEqual(['Token has been revoked']);
+    expect((await t.call('refreshToken', { body: { refresh_token: own.refresh_token } })).status).toBe(401);
+  });
+
+  it('validates tokens: valid for a live session, not valid once revoked', async () => {
+    const own = (await t.call('login', { body: { username: 'manager', password: DEMO_PASSWORD } })).body.result;
+    const valid = await t.call('validateToken', { body: { token: own.access_token } });
+    expect(valid.body.result).toMatchObject({ isValid: true, user: { username: 'manager', role_id: 4 } });
+    await t.call('logout', { token: own.access_token });
+    const revoked = await t.call('validateToken', { body: { token: own.access_token } });
+    expect(revoked.body.result).toEqual({ isValid: false, user: null });
+  });
+
+  it('records a session per login', async () => {
+    const before = await t.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', login.user.id).executeTakeFirstOrThrow();
+    await t.call('login', { body: { username: 'agent', password: DEMO_PASSWORD } });
+    const after = await t.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', login.user.id).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n) + 1);
+  });
+});
+
+describe('roles', () => {
+  it('refuses an agent on an administration operation with 403 FORBIDDEN naming the roles allowed', async () => {
+    const res = await t.call('listUsers', { token: login.access_token });
+    expect(res.status).toBe(403);
+    expect(res.body.errors).toMatchObject({ code: 'FORBIDDEN', requiredRoles: ['team_manager', 'supervisor', 'admin', 'super_admin'] });
+  });
+
+  it('authenticates before validating: an unauthenticated request with a bad body gets 401, not 400', async () => {
+    const res = await t.call('createTransport', { body: { unknown: true } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('request limits and errors in the envelope', () => {
+  it('refuses a JSON body over 10 MB with 413 PAYLOAD_TOO_LARGE', async () => {
+    const res = await t.call('login', {
+      payload: JSON.stringify({ username: 'agent', password: 'x'.repeat(10 * 1024 * 1024 + 1) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.errors.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses unknown body fields with 400 naming the field', async () => {
+    const res = await t.call('login', { body: { username: 'agent', password: DEMO_PASSWORD, admin: true } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContain('body/admin is not an accepted field');
+  });
+
+  it('names the field and the rule of a validation failure', async () => {
+    const res = await t.call('login', { body: { username: 'agent' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContain('body/password is required');
+  });
+
+  it('answers malformed JSON with 400 in the envelope', async () => {
+    const res = await t.call('login', { payload: '{"username":', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('answers an unknown route and a wrong method with 404 ROUTE_NOT_FOUND in the envelope', async () => {
+    for (const [method, url] of [['GET', '/nowhere'], ['DELETE', '/health']] as const) {
+      const res = await t.app.inject({ method, url });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ success: false, result: null, errors: { code: 'ROUTE_NOT_FOUND', method, url } });
+    }
+  });
+
+  it('answers an unsupported content type with 415 in the envelope', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/auth/login', payload: 'username=agent', headers: { 'content-type': 'text/csv' } });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ success: false, errors: { code: 'UNSUPPORTED_MEDIA_TYPE', contentType: 'text/csv' } });
+  });
+
+  it('tags every response with a request id', async () => {
+    const res = await t.call('getHealth');
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+});
+
+describe('rate limits', () => {
+  it('answers 429 RATE_LIMITED with retry headers once the unauthenticated quota is used', async () => {
+    const limited = await createTestApp({ rateLimit: { anonymous: 3, user: 5, admin: 8, windowMs: 3600_000 } });
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        const ok = await limited.call('getHealth');
+        expect(ok.status).toBe(200);
+        expect(ok.headers['x-ratelimit-limit']).toBe('3');
+      }
+      const res = await limited.call('getHealth');
+      expect(res.status).toBe(429);
+      expect(res.body.errors).toMatchObject({ code: 'RATE_LIMITED', limit: 3 });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('counts authenticated users on their own quota, higher for administration roles', async () => {
+    const limited = await createTestApp({ rateLimit: { anonymous: 2, user: 4, admin: 6, windowMs: 3600_000 } });
+    try {
+      const agent = (await limited.call('login', { body: { username: 'agent', password: DEMO_PASSWORD } })).body.result.access_token;
+      const admin = (await limited.call('login', { body: { username: 'admin', password: DEMO_PASSWORD } })).body.result.access_token;
+      const statuses = async (token: string, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i += 1) out.push((await limited.call('getProfile', { token })).status);
+        return out;
+      };
+      expect(await statuses(agent, 5)).toEqual([200, 200, 200, 200, 429]);
+      expect(await statuses(admin, 7)).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
