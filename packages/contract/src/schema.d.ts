@@ -347,21 +347,24 @@ export interface paths {
          *
          *     Each file's type is detected from its bytes (magic numbers): only PDF, JPEG and PNG are
          *     accepted, whatever the declared content type or the file name extension. Files are checked
-         *     one by one: accepted files are stored and listed in `uploaded` (with their download `url`,
-         *     `/trade/transports/documents/{id}`), refused ones in `errors` (`FILE_TYPE_NOT_ALLOWED` for
-         *     another type, `FILE_EMPTY` for a zero-byte part). The answer is 201 as soon as one file is
-         *     accepted; when none is, 400 `UPLOAD_REJECTED` and nothing is stored.
+         *     one by one: accepted files are stored (in one transaction) and listed in `uploaded` (with their
+         *     download `url`, `/trade/transports/documents/{id}`); a refused file is listed in `errors` with
+         *     its reason and the other files are kept: `FILE_TOO_LARGE` for a file over 10 MB,
+         *     `FILE_EMPTY` for a zero-byte part, `FILE_TYPE_NOT_ALLOWED` when its bytes are not PDF, JPEG or
+         *     PNG. The answer is 201 as soon as one file is accepted; when none is, 400 `UPLOAD_REJECTED`
+         *     (with every refusal in `rejected`) and nothing is stored.
          *
          *     Design decision: documents can be added in every status except `ARCHIVED` (409
          *     `NOT_EDITABLE`), since licences and insurance certificates may be asked for during or after
          *     the transport.
          *
          *     Errors:
-         *     - 400: missing or invalid `transportId` or `documentType`, no file part, or `UPLOAD_REJECTED`.
+         *     - 400: missing or invalid `transportId` or `documentType`, no file part, or `UPLOAD_REJECTED`
+         *       when no file was accepted.
          *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
          *     - 409: `NOT_EDITABLE` for an archived transport.
-         *     - 413: `PAYLOAD_TOO_LARGE` when a file exceeds 10 MB or more than 5 files are sent (the
-         *       request is refused as a whole, nothing is stored).
+         *     - 413: `PAYLOAD_TOO_LARGE` when more than 5 files are sent (the request is refused as a
+         *       whole, nothing is stored).
          *     - 415: `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
          */
         post: operations["uploadTransportDocuments"];
@@ -681,7 +684,10 @@ export interface paths {
          *     - `categoryId`, when given, must be an active category of scope `FORUM`, else 404 `CATEGORY_NOT_FOUND`.
          *     - `tagIds`, when given, must all be active tags, else 404 `TAG_NOT_FOUND` listing the unknown ids
          *       (at most 10 tags, no duplicates).
-         *     - Title, description and content are checked against the server's blocked-words list: 400 `CONTENT_MODERATED`.
+         *     - Title, description and content are checked against the server's blocked-words list: 400 `CONTENT_MODERATED`,
+         *       whose `reason` names the field. The list is a short fixed list of spam markers kept by the server
+         *       (for example `viagra`, `casino bonus`, `free bitcoin`), matched case-insensitively as whole words;
+         *       messages and edits of topics and messages are checked against the same list.
          *     - Unknown fields are refused (400).
          *
          *     Design decision: the author is subscribed to the new topic automatically (`isSubscribed: true`).
@@ -873,7 +879,8 @@ export interface paths {
          *     Rules:
          *     - `topicId` must be a visible topic, else 404 `TOPIC_NOT_FOUND`; a `CLOSED` or `ARCHIVED` topic accepts
          *       no new messages: 409 `TOPIC_CLOSED`.
-         *     - `content` at least 3 characters (trimmed); checked against the blocked-words list: 400 `CONTENT_MODERATED`.
+         *     - `content` at least 3 characters (trimmed); checked against the blocked-words list (see
+         *       `POST /trade/forum/topics`): 400 `CONTENT_MODERATED`.
          *     - `parentId`, when given, must be a visible message of the same topic (not deleted, not hidden), else
          *       404 `MESSAGE_NOT_FOUND` with the parent's id. Replies may nest to any depth.
          *     - Unknown fields are refused (400).
@@ -1454,9 +1461,10 @@ export interface paths {
          *     - `statistics`: `averageRating` over the ratings given at completion, `averageCompletionTime`
          *       in seconds over the users who completed it.
          *
-         *     Design decision: opening the detail counts a view (`statistics.viewsCount` + 1) and sets the
-         *     caller's `lastViewedAt` to now; it does not change the viewed chapters or the time spent
-         *     (those come from `POST /trade/tutorials/{id}/progress`).
+         *     Design decision: opening the detail counts the caller as a viewer (`statistics.viewsCount`
+         *     counts each user once: it grows by one on a user's first view) and sets the caller's
+         *     `lastViewedAt` to now; it does not change the viewed chapters or the time spent (those come
+         *     from `POST /trade/tutorials/{id}/progress`).
          *
          *     Errors:
          *     - 400: `id` is not a positive integer.
@@ -1719,15 +1727,15 @@ export interface paths {
          * Create an administrator
          * @description Callers: `super_admin`.
          *
-         *     Creates an administrator actor (`actorRole` `ADMIN`), active. `organizationId`, when given, must exist.
-         *     `userId` (optional) links the new actor to an existing account of level `admin` or `super_admin` that
+         *     Creates an administrator actor (`actorRole` `ADMIN`), active. `organizationId`, when given, must exist
+         *     and be active (an inactive organization is refused with 400). `userId` (optional) links the new actor to an existing account of level `admin` or `super_admin` that
          *     has no actor yet; an account of another level is refused with 400. The e-mail is unique among
          *     administrators, case-insensitive (409 `ALREADY_EXISTS`). Design decision: the same person may exist in
          *     two families (an agent who is also a customer) with the same e-mail.
          *
          *     Errors:
-         *     - 400: a field breaks its rule (list of strings), or the linked account's level does not match the
-         *       family.
+         *     - 400: a field breaks its rule (list of strings), the organization is inactive, or the linked account's
+         *       level does not match the family.
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: the organization or the user account does not exist.
@@ -1789,13 +1797,15 @@ export interface paths {
          * Update an administrator
          * @description Callers: `super_admin`. Scope: all administrator actors.
          *
-         *     Changes the fields sent; `null` clears a nullable field. `organizationId` must exist. Design decision:
+         *     Changes the fields sent; `null` clears a nullable field. `organizationId` must exist; a newly chosen
+         *     organization must also be active (400 otherwise). Design decision:
          *     the account link is set at creation and cannot be changed here. First and last names are also the names
          *     shown on the linked account; the actor's e-mail is a contact address and does not change the account's
          *     login e-mail. The e-mail stays unique among administrators (409 `ALREADY_EXISTS`).
          *
          *     Errors:
-         *     - 400: a field breaks its rule, or the body is empty (list of strings).
+         *     - 400: a field breaks its rule, the body is empty, or the newly chosen organization is inactive (list of
+         *       strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: no such administrator, or the organization does not exist.
@@ -1934,15 +1944,16 @@ export interface paths {
          * Create an agent
          * @description Callers: `supervisor`, `admin`, `super_admin`.
          *
-         *     Creates an agent actor (`actorRole` `AGENT`), active. `organizationId`, when given, must exist. `userId`
+         *     Creates an agent actor (`actorRole` `AGENT`), active. `organizationId`, when given, must exist and be
+         *     active (an inactive organization is refused with 400). `userId`
          *     (optional) links the new actor to an existing account of level `agent`, `team_manager` or `supervisor`
          *     that has no actor yet; an account of another level is refused with 400. The e-mail is unique among
          *     agents, case-insensitive (409 `ALREADY_EXISTS`). Design decision: the same person may exist in two
          *     families (an agent who is also a customer) with the same e-mail.
          *
          *     Errors:
-         *     - 400: a field breaks its rule (list of strings), or the linked account's level does not match the
-         *       family.
+         *     - 400: a field breaks its rule (list of strings), the organization is inactive, or the linked account's
+         *       level does not match the family.
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: the organization or the user account does not exist.
@@ -2007,13 +2018,15 @@ export interface paths {
          * @description Callers: `supervisor`, `admin`, `super_admin`. Scope: every agent (supervisors and administrators have a
          *     global view).
          *
-         *     Changes the fields sent; `null` clears a nullable field. `organizationId` must exist. Design decision:
+         *     Changes the fields sent; `null` clears a nullable field. `organizationId` must exist; a newly chosen
+         *     organization must also be active (400 otherwise). Design decision:
          *     the account link is set at creation and cannot be changed here. First and last names are also the names
          *     shown on the linked account; the actor's e-mail is a contact address and does not change the account's
          *     login e-mail. The e-mail stays unique among agents (409 `ALREADY_EXISTS`).
          *
          *     Errors:
-         *     - 400: a field breaks its rule, or the body is empty (list of strings).
+         *     - 400: a field breaks its rule, the body is empty, or the newly chosen organization is inactive (list of
+         *       strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: no such agent, or the organization does not exist.
@@ -2397,8 +2410,8 @@ export interface paths {
          * @description Callers: `supervisor`, `admin`, `super_admin`.
          *
          *     Creates an active account and, in the same transaction, its actor (`actorRole` `ADMIN` for a role of
-         *     level `admin` or `super_admin`, `AGENT` otherwise) carrying `firstName`, `lastName` and `email`. The
-         *     password is stored as an argon2id hash and never returned.
+         *     level `admin` or `super_admin`, `AGENT` otherwise) carrying `firstName`, `lastName`, `email` and
+         *     `organizationId`. The password is stored as an argon2id hash and never returned.
          *
          *     Rules:
          *     - `confirmPassword` must equal `password` (400, the message names `confirmPassword`).
@@ -2406,7 +2419,7 @@ export interface paths {
          *       the caller's (403 `ROLE_NOT_ASSIGNABLE`): a supervisor can create `agent`, `team_manager` and
          *       `supervisor` accounts, an admin also `admin` ones, only a super_admin `super_admin` ones.
          *     - `organizationId` and `countryId`, when given, must exist (the country active) (404
-         *       `RESOURCE_NOT_FOUND`).
+         *       `RESOURCE_NOT_FOUND`). Without `countryId` the account gets the caller's country.
          *     - `username` and `email` are unique, case-insensitive (409 `ALREADY_EXISTS`); the e-mail must also be
          *       free among the actors of the family the account gets (409 `ALREADY_EXISTS`, `resource` `actor`).
          *
@@ -2481,17 +2494,19 @@ export interface paths {
          * @description Callers: `supervisor`, `admin`, `super_admin`. Scope: every account.
          *
          *     Changes the fields sent (`email`, `firstName`, `lastName`, `roleId`, `organizationId`, `countryId`);
-         *     `null` clears `organizationId` or `countryId`. The username and the password are not changed here (see
-         *     `PUT /admin/users/{id}/password`).
+         *     `null` clears `organizationId` (every account keeps a country). The username and the password are not
+         *     changed here (see `PUT /admin/users/{id}/password`).
          *
          *     Rules:
          *     - `email` stays unique, case-insensitive (409 `ALREADY_EXISTS`).
          *     - `roleId` must be an existing active role (404 `RESOURCE_NOT_FOUND`) not above the caller's level (403
-         *       `ROLE_NOT_ASSIGNABLE`). The new level applies from the account's next request (the level is resolved
-         *       from the role on every request); its sessions stay open.
+         *       `ROLE_NOT_ASSIGNABLE`).
+         *     - A change of role or organization **ends every session of the account** (its tokens carry the access
+         *       level and the organization): its access and refresh tokens stop working at once on every instance,
+         *       and the user logs in again to get the new rights. Other changes keep the sessions open.
          *     - `organizationId` and `countryId` must exist, the country active (404 `RESOURCE_NOT_FOUND`).
-         *     - Design decision: `firstName`, `lastName` and `email` are written to the account and to its linked
-         *       actor; a role change across families (e.g. `agent` to `admin`) also changes the actor's `actorRole`.
+         *     - Design decision: `firstName`, `lastName`, `email` and `organizationId` are written to the account and
+         *       to its linked actor; a role change across families (e.g. `agent` to `admin`) also changes the actor's `actorRole`.
          *       On an account without an actor, `firstName` and `lastName` are refused with 400 (link one with
          *       `userId` when creating an actor).
          *     - Design decision: a caller may not act on an account whose access level is above their own (403
@@ -2762,13 +2777,13 @@ export interface paths {
          * @description Callers: `admin`, `super_admin`.
          *
          *     Creates an active organization. `parentId` (absent or null for a root), `managerUserId` (an active
-         *     account) and `countryId` (an active country) must exist (404 `RESOURCE_NOT_FOUND`). `code` is unique
+         *     account) and `countryId` (an active country) must exist (404 `RESOURCE_NOT_FOUND`); an inactive manager account or country is refused with 400. `code` is unique
          *     (409 `ALREADY_EXISTS`); names need not be unique. Design decision: `type` is descriptive; any type may
          *     be the parent of any other. The manager does not become a member: membership is the account's
          *     `organizationId`.
          *
          *     Errors:
-         *     - 400: a field breaks its rule (list of strings).
+         *     - 400: a field breaks its rule, or the manager account or country is inactive (list of strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: the parent, manager account or country does not exist.
@@ -2835,12 +2850,13 @@ export interface paths {
          *     organization **with its whole subtree** (null makes it a root); the paths of the subtree and the team
          *     scopes of team managers follow at once. The new parent must exist (404 `RESOURCE_NOT_FOUND`) and must be
          *     neither the organization itself nor one of its descendants (409 `ORGANIZATION_CYCLE`). `managerUserId`
-         *     and `countryId` must exist (404), `code` stays unique (409 `ALREADY_EXISTS`). Design decision:
+         *     and `countryId` must exist (404); a newly chosen manager or country must be active (400). `code` stays unique (409 `ALREADY_EXISTS`). Design decision:
          *     deactivating (`isActive` false) keeps members and children; inactive organizations cannot be chosen for
          *     new accounts or actors.
          *
          *     Errors:
-         *     - 400: a field breaks its rule, or the body is empty (list of strings).
+         *     - 400: a field breaks its rule, the body is empty, or the newly chosen manager account or country is
+         *       inactive (list of strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: no such organization, parent, manager account or country.
@@ -3822,8 +3838,8 @@ export interface paths {
          *
          *     Changes the fields sent. On a system role only `name` and `description` may change: a change of `code`
          *     or `accessLevel` answers 409 `NOT_EDITABLE` (`status` `SYSTEM`). `code` stays unique (409
-         *     `ALREADY_EXISTS`). A new access level applies to every holder from their next request (the level is
-         *     resolved from the role on every request).
+         *     `ALREADY_EXISTS`). A new access level ends every session of the role's holders (their tokens carry the
+         *     access level): they log in again to get the new rights.
          *
          *     Errors:
          *     - 400: a field breaks its rule, or the body is empty (list of strings).
@@ -5531,7 +5547,7 @@ export interface components {
             category: components["schemas"]["VehicleTypeCategory"];
             isActive: boolean;
         };
-        /** @description Documents to attach to a transport: 1 to 5 files of at most 10 MB each. The type of each file is detected from its bytes (PDF, JPEG or PNG only), never from the declared content type or the file name extension. */
+        /** @description Documents to attach to a transport: 1 to 5 files (more is a 413). Each file is checked on its own: over 10 MB, empty, or with bytes that are not PDF, JPEG or PNG (whatever the declared content type or the file name extension), it is refused and listed in the result's `errors` while the other files are kept. */
         TransportUploadRequest: {
             files: string[];
             transportId: number;
@@ -6286,7 +6302,7 @@ export interface components {
         };
         /** @description Counters of a tutorial. */
         TutorialStatistics: {
-            /** @description Number of detail views. */
+            /** @description Number of users who opened the tutorial (its detail) or reported progress in it; each user counts once (design decision: views are counted per user, from the progress records). */
             viewsCount: number;
             completionsCount: number;
             /** @description Mean of the ratings given at completion, rounded to 1 decimal; null while nobody rated. */
@@ -6788,10 +6804,10 @@ export interface components {
             roleId: number;
             /** @description An existing organization. */
             organizationId?: number;
-            /** @description An existing active country. */
+            /** @description An existing active country; the caller's country when absent. */
             countryId?: number;
         };
-        /** @description Changes a user account; only the fields sent change, `null` clears a nullable field. The username and the password are not changed here. Unknown fields are refused. */
+        /** @description Changes a user account; only the fields sent change, `null` clears `organizationId`. The username and the password are not changed here. Unknown fields are refused. */
         UserUpdate: {
             /**
              * Format: email
@@ -6804,8 +6820,8 @@ export interface components {
             roleId?: number;
             /** @description An existing organization, or null for none. */
             organizationId?: number | null;
-            /** @description An existing active country, or null for none. */
-            countryId?: number | null;
+            /** @description An existing active country (every account has one). */
+            countryId?: number;
         };
         /** @description Sets a new password for a user account. Unknown fields are refused. */
         PasswordChange: {
@@ -6843,7 +6859,7 @@ export interface components {
             expiresAt: string;
             /**
              * Format: date-time
-             * @description When the session was ended (logout, administrator revocation, password change, deactivation).
+             * @description When the session was ended (logout, administrator revocation, password change, change of role or organization, deactivation or deletion of the account).
              */
             revokedAt: string | null;
             /** @description Client address seen at login. */
@@ -8476,7 +8492,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A file exceeds 10 MB, or more than 5 files were sent. */
+            /** @description More than 5 files were sent; nothing is stored. */
             413: {
                 headers: {
                     [name: string]: unknown;

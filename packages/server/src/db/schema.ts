@@ -179,7 +179,7 @@ export interface VehicleTypesTable {
   id: Generated<number>;
   name: string;
   description: string | null;
-  max_weight: number | null;
+  max_weight: number;
   category: VehicleCategory;
   is_active: Generated<boolean>;
   created_at: Timestamp;

@@ -26,7 +26,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 /** Errors whose `errors` is a list of strings (validation, authentication). */
 export class ListError extends Error {
   constructor(
-    readonly statusCode: 400 | 401 | 403 | 503,
+    readonly statusCode: 400 | 401 | 403 | 409 | 503,
     message: string,
     readonly errors: string[],
   ) {

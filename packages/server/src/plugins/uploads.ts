@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
 import fp from 'fastify-plugin';
+import { AppError } from '../http/errors.js';
 
 /** The limits of one upload operation, declared once in the contract (`x-fastify-config.upload`). */
 export interface UploadRule {
@@ -68,6 +69,10 @@ export default fp(async function uploads(app: FastifyInstance) {
 
   app.addHook('preValidation', async (req: FastifyRequest) => {
     req.uploads = [];
+    if (req.routeOptions.config.upload && !req.isMultipart()) {
+      const contentType = req.headers['content-type'] ?? '(none)';
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', { contentType }, 'Uploads must be sent as multipart/form-data');
+    }
     if (!req.isMultipart() || req.body === null || typeof req.body !== 'object') return;
     const plain: Record<string, unknown> = {};
     for (const [name, entry] of Object.entries(req.body as Record<string, MultipartField | MultipartField[]>)) {

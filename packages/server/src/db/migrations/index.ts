@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_case_insensitive_names.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -7,4 +8,5 @@ import * as m0001 from './0001_initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
+  '0002_case_insensitive_names': m0002,
 };

@@ -1,3 +1,11 @@
-import type { Handlers } from '../../http/handlers.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { type AdminOperations, adminAnnouncementHandlers } from './admin-handlers.js';
+import { type TradeOperations, tradeAnnouncementHandlers } from './trade-handlers.js';
 
-export const announcementHandlers: Partial<Handlers> = {};
+export { invalidateAnnouncementCaches } from './cache.js';
+
+/** Announcements: the user side (`/trade/announcements`) and the administration (`/admin/announcements`). */
+export const announcementHandlers: ModuleHandlers<TradeOperations | AdminOperations> = {
+  ...tradeAnnouncementHandlers,
+  ...adminAnnouncementHandlers,
+};

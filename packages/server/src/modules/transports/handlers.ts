@@ -1,3 +1,8 @@
-import type { Handlers } from '../../http/handlers.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { type AdminTransportOps, adminTransportHandlers } from './admin-handlers.js';
+import { type TradeTransportOps, tradeTransportHandlers } from './trade-handlers.js';
 
-export const transportHandlers: Partial<Handlers> = {};
+export const transportHandlers: ModuleHandlers<TradeTransportOps | AdminTransportOps> = {
+  ...tradeTransportHandlers,
+  ...adminTransportHandlers,
+};

@@ -1,0 +1,233 @@
+import type { components } from '@transport-ops/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { AccessLevel, ActorRole, Database } from '../../db/schema.js';
+import { AppError, ListError } from '../../http/errors.js';
+import type { Req } from '../../http/handlers.js';
+import { isUniqueViolation } from '../../lib/db-errors.js';
+import { pageMeta, type PageMeta } from '../../lib/paging.js';
+import { withinTeam } from '../../lib/scope.js';
+import { caller, type AuthContext } from '../../plugins/security.js';
+import { revokeSessions } from '../auth/sessions.js';
+import * as repo from './repository.js';
+
+type Schemas = components['schemas'];
+type BulkResult = Schemas['BulkActionResult'];
+
+/** What differs between the administrator, agent and customer families. */
+export interface Family<R> {
+  role: ActorRole;
+  /** Singular label used in messages: "Admin", "Agent", "Customer". */
+  label: string;
+  /** The family's people in sentences: "administrator", "agent", "customer". */
+  noun: string;
+  /** Levels of the accounts an actor of this family may be linked to (none for customers). */
+  accountLevels: AccessLevel[];
+  /** Team managers see only the family's actors of their organization subtree. */
+  teamScoped: boolean;
+  /** Customers need an e-mail or a phone. */
+  needsContact: boolean;
+  inUseMessage: string;
+  toResult(row: repo.ActorRow): R;
+}
+
+// The widest request shapes of the three families: each family's own request types fit in them.
+type ListRequest = FastifyRequest<{ Querystring: Req<'listAdmins'>['query'] }>;
+type IdRequest = FastifyRequest<{ Params: { id: number } }>;
+type CreateRequest = FastifyRequest<{ Body: Schemas['ActorCreate'] }>;
+type UpdateRequest = FastifyRequest<{ Params: { id: number }; Body: Schemas['ActorUpdate'] }>;
+type BulkRequest = FastifyRequest<{ Body: Schemas['ActorBulkAction'] }>;
+
+const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'An' : 'A');
+const missingContact = () =>
+  new AppError('MISSING_CUSTOMER_INFO', { message: 'Provide at least an e-mail address or a phone number' }, 'Customer needs an e-mail or a phone number');
+
+/** The eight operations of one actor family, written once. */
+export function familyHandlers<R>(family: Family<R>) {
+  const { role, label } = family;
+  const notFound = (id: number) => new AppError('RESOURCE_NOT_FOUND', { resource: 'actor', id }, `${label} not found`);
+  const readScope = (auth: AuthContext) => (family.teamScoped ? withinTeam(auth, 'a.organization_id') : sql<SqlBool>`true`);
+  const levels = family.accountLevels;
+
+  async function load(db: Kysely<Database>, id: number): Promise<R> {
+    const row = await repo.findActor(db, role, id);
+    if (!row) throw notFound(id);
+    return family.toResult(row);
+  }
+
+  /** An organization an actor may be put in: existing (404) and, when newly chosen, active (400). */
+  async function checkOrganization(db: Kysely<Database>, id: number): Promise<void> {
+    const org = await repo.findOrganization(db, id);
+    if (!org) throw new AppError('RESOURCE_NOT_FOUND', { resource: 'organization', id }, 'Organization not found');
+    if (!org.is_active) throw new ListError(400, 'Validation failed', ['body/organizationId must reference an active organization']);
+  }
+
+  async function checkAccount(db: Kysely<Database>, userId: number): Promise<void> {
+    const account = await repo.findAccount(db, userId);
+    if (!account) throw new AppError('RESOURCE_NOT_FOUND', { resource: 'user', id: userId }, 'User not found');
+    if (!levels.includes(account.access_level)) {
+      const names = levels.length === 2 ? levels.join(' or ') : `${levels.slice(0, -1).join(', ')} or ${levels.at(-1)}`;
+      throw new ListError(400, 'Validation failed', [`body/userId must reference an account of level ${names}`]);
+    }
+    if (account.actor_id !== null || (await repo.accountHasActor(db, userId))) throw accountHasActor(userId);
+  }
+
+  const accountHasActor = (userId: number) =>
+    new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'userId', value: String(userId) }, 'This user account is already linked to an actor');
+
+  async function checkEmail(db: Kysely<Database>, email: string, exceptId?: number): Promise<void> {
+    await repo.lockFamilyEmail(db, role, email);
+    if (await repo.emailTaken(db, role, email, exceptId)) {
+      const message = exceptId === undefined ? `${article(family.noun)} ${family.noun} with this e-mail already exists` : `Another ${family.noun} uses this e-mail`;
+      throw new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'email', value: email }, message);
+    }
+  }
+
+  /** Activates or deactivates the actor and its account; deactivation ends the account's sessions. */
+  async function changeState(server: FastifyInstance, auth: AuthContext, id: number, active: boolean): Promise<R> {
+    const { result, revoked } = await server.db.transaction().execute(async (trx) => {
+      const row = await repo.lockActor(trx, role, id);
+      if (!row) throw notFound(id);
+      if (!active && auth.actorId === id) throw new AppError('SELF_ACTION_FORBIDDEN', { action: 'deactivate' }, 'You cannot deactivate yourself');
+      await repo.setActorState(trx, id, row.user_id, active);
+      const revoked = !active && row.user_id !== null ? await revokeSessions(trx, { userId: row.user_id }, 'account deactivated') : [];
+      return { result: await load(trx, id), revoked };
+    });
+    await server.sessions.forget(revoked);
+    return result;
+  }
+
+  async function remove(db: Kysely<Database>, id: number): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      // The row lock makes concurrent inserts that refer to the actor wait for this decision.
+      if (!(await repo.lockActor(trx, role, id))) throw notFound(id);
+      const usageCount = await repo.actorUsage(trx, id);
+      if (usageCount > 0) throw new AppError('RESOURCE_IN_USE', { resource: 'actor', id, usageCount }, family.inUseMessage);
+      await repo.deleteActorRow(trx, id);
+    });
+  }
+
+  const bulkMessages: Record<string, (id: number) => string> = {
+    RESOURCE_NOT_FOUND: (id) => `${label} ${id} not found`,
+    RESOURCE_IN_USE: (id) => `${label} ${id} is still referenced`,
+    SELF_ACTION_FORBIDDEN: (id) => `${label} ${id} is your own actor`,
+  };
+
+  return {
+    async list(req: ListRequest): Promise<{ message: string; result: { data: R[]; meta: PageMeta } }> {
+      const auth = caller(req);
+      const q = req.query;
+      const filters: repo.ActorFilters = {
+        page: q.page ?? 1,
+        limit: q.limit ?? 10,
+        search: q.search,
+        isActive: q.isActive,
+        organizationId: q.organizationId,
+        sortBy: q.sortBy ?? 'createdAt',
+        sortOrder: q.sortOrder ?? 'DESC',
+      };
+      const { rows, total } = await repo.listActors(req.server.db, role, readScope(auth), filters);
+      return { message: `${label}s retrieved`, result: { data: rows.map(family.toResult), meta: pageMeta(total, filters.page, filters.limit) } };
+    },
+
+    async get(req: IdRequest): Promise<{ message: string; result: R }> {
+      const row = await repo.findActor(req.server.db, role, req.params.id, readScope(caller(req)));
+      if (!row) throw notFound(req.params.id);
+      return { message: `${label} retrieved`, result: family.toResult(row) };
+    },
+
+    async create(req: CreateRequest): Promise<{ message: string; result: R }> {
+      caller(req);
+      const body = req.body;
+      if (family.needsContact && body.email === undefined && body.phone === undefined) throw missingContact();
+      const result = await req.server.db.transaction().execute(async (trx) => {
+        if (body.organizationId !== undefined) await checkOrganization(trx, body.organizationId);
+        if (body.userId !== undefined) await checkAccount(trx, body.userId);
+        if (body.email !== undefined) await checkEmail(trx, body.email);
+        let id: number;
+        try {
+          id = await repo.insertActor(trx, role, {
+            first_name: body.firstName,
+            last_name: body.lastName,
+            email: body.email ?? null,
+            phone: body.phone ?? null,
+            address: body.address ?? null,
+            organization_id: body.organizationId ?? null,
+            user_id: body.userId ?? null,
+          });
+        } catch (error) {
+          if (body.userId !== undefined && (isUniqueViolation(error, 'actors_user_id_key') || isUniqueViolation(error, 'users_actor_id_key'))) {
+            throw accountHasActor(body.userId);
+          }
+          throw error;
+        }
+        return load(trx, id);
+      });
+      return { message: `${label} created`, result };
+    },
+
+    async update(req: UpdateRequest): Promise<{ message: string; result: R }> {
+      caller(req);
+      const id = req.params.id;
+      const patch = req.body;
+      const result = await req.server.db.transaction().execute(async (trx) => {
+        const row = await repo.lockActor(trx, role, id);
+        if (!row) throw notFound(id);
+        if (patch.organizationId != null && patch.organizationId !== row.organization_id) await checkOrganization(trx, patch.organizationId);
+        if (family.needsContact) {
+          const email = patch.email === undefined ? row.email : patch.email;
+          const phone = patch.phone === undefined ? row.phone : patch.phone;
+          if (email === null && phone === null) throw missingContact();
+        }
+        if (patch.email != null) await checkEmail(trx, patch.email, id);
+        const values: Partial<repo.ActorValues> = {};
+        if (patch.firstName !== undefined) values.first_name = patch.firstName;
+        if (patch.lastName !== undefined) values.last_name = patch.lastName;
+        if (patch.email !== undefined) values.email = patch.email;
+        if (patch.phone !== undefined) values.phone = patch.phone;
+        if (patch.address !== undefined) values.address = patch.address;
+        if (patch.organizationId !== undefined) values.organization_id = patch.organizationId;
+        await repo.updateActor(trx, id, values);
+        return load(trx, id);
+      });
+      return { message: `${label} updated`, result };
+    },
+
+    async remove(req: IdRequest): Promise<{ message: string; result: null }> {
+      caller(req);
+      await remove(req.server.db, req.params.id);
+      return { message: `${label} deleted`, result: null };
+    },
+
+    async activate(req: IdRequest): Promise<{ message: string; result: R }> {
+      return { message: `${label} activated`, result: await changeState(req.server, caller(req), req.params.id, true) };
+    },
+
+    async deactivate(req: IdRequest): Promise<{ message: string; result: R }> {
+      return { message: `${label} deactivated`, result: await changeState(req.server, caller(req), req.params.id, false) };
+    },
+
+    async bulk(req: BulkRequest): Promise<{ message: string; result: BulkResult }> {
+      const auth = caller(req);
+      const { action, ids } = req.body;
+      const result: BulkResult = { action, processed: [], failed: [] };
+      // Each id in its own transaction: a refusal leaves the others applied.
+      for (const id of ids) {
+        try {
+          if (action === 'ACTIVATE') await changeState(req.server, auth, id, true);
+          else if (action === 'DEACTIVATE') await changeState(req.server, auth, id, false);
+          else {
+            if (auth.actorId === id) throw new AppError('SELF_ACTION_FORBIDDEN', { action: 'delete' }, 'You cannot delete yourself');
+            await remove(req.server.db, id);
+          }
+          result.processed.push(id);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          const code = error.detail.code;
+          result.failed.push({ id, code, message: bulkMessages[code]?.(id) ?? error.message });
+        }
+      }
+      return { message: 'Bulk action completed', result };
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { ActorRole, Database } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+
+/** LIKE wildcards of a search term, taken literally. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Actors of one family with their organization and account references; customers also carry
+ * their usage counters (the `$if` columns are absent for the other families).
+ */
+export function selectActors(db: Kysely<Database>, role: ActorRole) {
+  return db
+    .selectFrom('actors as a')
+    .leftJoin('organizations as o', 'o.id', 'a.organization_id')
+    .leftJoin('users as u', 'u.id', 'a.user_id')
+    .where('a.actor_role', '=', role)
+    .select([
+      'a.id',
+      'a.public_id',
+      'a.actor_role',
+      'a.first_name',
+      'a.last_name',
+      'a.email',
+      'a.phone',
+      'a.address',
+      'a.organization_id',
+      'o.name as organization_name',
+      'a.user_id',
+      'u.username',
+      'a.is_active',
+      'a.created_at',
+      'a.updated_at',
+    ])
+    .$if(role === 'CUSTOMER', (qb) =>
+      qb.select((eb) => [
+        eb.selectFrom('transports as t').whereRef('t.customer_id', '=', 'a.id').select(eb.fn.countAll<number>().as('n')).as('transports_count'),
+        eb.selectFrom('complaints as c').whereRef('c.customer_id', '=', 'a.id').select(eb.fn.countAll<number>().as('n')).as('complaints_count'),
+      ]),
+    );
+}
+export type ActorRow = Awaited<ReturnType<ReturnType<typeof selectActors>['executeTakeFirstOrThrow']>>;
+
+export interface ActorFilters {
+  page: number;
+  limit: number;
+  search?: string;
+  isActive?: boolean;
+  organizationId?: number;
+  sortBy: 'createdAt' | 'lastName' | 'firstName';
+  sortOrder: 'ASC' | 'DESC';
+}
+
+const SORT_COLUMNS = { createdAt: 'a.created_at', lastName: 'a.last_name', firstName: 'a.first_name' } as const;
+
+export async function listActors(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: ActorFilters) {
+  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
+  let query = selectActors(db, role).where(scope);
+  if (f.search !== undefined) {
+    const pattern = likePattern(f.search);
+    query = query.where((eb) =>
+      eb.or([eb('a.first_name', 'ilike', pattern), eb('a.last_name', 'ilike', pattern), eb('a.email', 'ilike', pattern), eb('a.phone', 'ilike', pattern)]),
+    );
+  }
+  if (f.isActive !== undefined) query = query.where('a.is_active', '=', f.isActive);
+  if (f.organizationId !== undefined) query = query.where('a.organization_id', '=', f.organizationId);
+  query = query.orderBy(SORT_COLUMNS[f.sortBy], direction).orderBy('a.id', direction);
+  return fetchPage(query, f.page, f.limit);
+}
+
+export const findActor = (db: Kysely<Database>, role: ActorRole, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>
+  selectActors(db, role).where('a.id', '=', id).where(scope).executeTakeFirst();
+
+/** The actor's row locked for the rest of the transaction (state changes, deletes). */
+export const lockActor = (db: Kysely<Database>, role: ActorRole, id: number) =>
+  db
+    .selectFrom('actors')
+    .select(['id', 'user_id', 'organization_id', 'is_active', 'email', 'phone'])
+    .where('id', '=', id)
+    .where('actor_role', '=', role)
+    .forUpdate()
+    .executeTakeFirst();
+
+/**
+ * Serializes writers of one e-mail within a family until the end of the transaction: the
+ * database has no unique index on (actor_role, lower(email)), so the check-then-write below
+ * would otherwise let two concurrent requests both pass.
+ */
+export async function lockFamilyEmail(db: Kysely<Database>, role: ActorRole, email: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`actor-email:${role}:${email.toLowerCase()}`}))`.execute(db);
+}
+
+export async function emailTaken(db: Kysely<Database>, role: ActorRole, email: string, exceptId?: number): Promise<boolean> {
+  let query = db
+    .selectFrom('actors')
+    .select('id')
+    .where('actor_role', '=', role)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase());
+  if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
+}
+
+export const findOrganization = (db: Kysely<Database>, id: number) =>
+  db.selectFrom('organizations').select(['id', 'is_active']).where('id', '=', id).executeTakeFirst();
+
+/** The account to link, with its level and current actor. */
+export const findAccount = (db: Kysely<Database>, id: number) =>
+  db
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select(['u.id', 'u.actor_id', 'r.access_level'])
+    .where('u.id', '=', id)
+    .forUpdate('u')
+    .executeTakeFirst();
+
+export const accountHasActor = async (db: Kysely<Database>, userId: number) =>
+  (await db.selectFrom('actors').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
+
+export interface ActorValues {
+  first_name: string;
+  last_name: string;
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  organization_id: number | null;
+  user_id: number | null;
+}
+
+export async function insertActor(db: Kysely<Database>, role: ActorRole, values: ActorValues): Promise<number> {
+  const row = await db.insertInto('actors').values({ actor_role: role, ...values }).returning('id').executeTakeFirstOrThrow();
+  if (values.user_id !== null) {
+    await db.updateTable('users').set({ actor_id: row.id, updated_at: new Date() }).where('id', '=', values.user_id).execute();
+  }
+  return row.id;
+}
+
+export async function updateActor(db: Kysely<Database>, id: number, values: Partial<ActorValues>): Promise<void> {
+  await db
+    .updateTable('actors')
+    .set({ ...values, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Sets the actor's state and its account's (they share one); rows already in that state are left untouched. */
+export async function setActorState(db: Kysely<Database>, id: number, userId: number | null, active: boolean): Promise<void> {
+  const now = new Date();
+  await db.updateTable('actors').set({ is_active: active, updated_at: now }).where('id', '=', id).where('is_active', '<>', active).execute();
+  if (userId !== null) {
+    await db.updateTable('users').set({ is_active: active, updated_at: now }).where('id', '=', userId).where('is_active', '<>', active).execute();
+  }
+}
+
+/** What still refers to the actor: its account, transports and complaints. */
+export async function actorUsage(db: Kysely<Database>, id: number): Promise<number> {
+  const row = await db
+    .selectFrom('actors as a')
+    .where('a.id', '=', id)
+    .select((eb) => [
+      eb.selectFrom('users as u').where((w) => w.or([w('u.actor_id', '=', id), w('u.id', '=', w.ref('a.user_id'))])).select(eb.fn.countAll<number>().as('n')).as('accounts'),
+      eb.selectFrom('transports as t').where('t.customer_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('transports'),
+      eb.selectFrom('complaints as c').where('c.customer_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('complaints'),
+    ])
+    .executeTakeFirst();
+  return row ? Number(row.accounts) + Number(row.transports) + Number(row.complaints) : 0;
+}
+
+export const deleteActorRow = (db: Kysely<Database>, id: number) => db.deleteFrom('actors').where('id', '=', id).execute();

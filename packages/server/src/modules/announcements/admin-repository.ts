@@ -1,0 +1,168 @@
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
+import type { AnnouncementStatus, AnnouncementsTable, Database, Priority } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+import { containing, selectAnnouncements } from './repository.js';
+
+export interface AdminListQuery {
+  page: number;
+  limit: number;
+  status?: AnnouncementStatus;
+  priority?: Priority;
+  categoryId?: number;
+  authorId?: number;
+  search?: string;
+  startDate?: string;
+  endDate?: string;
+  sortBy: 'createdAt' | 'updatedAt' | 'publishedAt' | 'expiresAt' | 'title' | 'priority' | 'viewsCount' | 'likesCount';
+  sortOrder: 'ASC' | 'DESC';
+}
+
+const SORT_COLUMNS = {
+  createdAt: sql`a.created_at`,
+  updatedAt: sql`a.updated_at`,
+  publishedAt: sql`a.published_at`,
+  expiresAt: sql`a.expires_at`,
+  title: sql`lower(a.title)`,
+  priority: sql`case a.priority when 'HIGH' then 3 when 'MEDIUM' then 2 else 1 end`,
+  viewsCount: sql`a.views_count`,
+  likesCount: sql`a.likes_count`,
+} as const;
+
+/** The condition of a reported status (`EXPIRED` is a published announcement past its expiry). */
+function hasReportedStatus(status: AnnouncementStatus, now: Date) {
+  switch (status) {
+    case 'PUBLISHED':
+      return sql<boolean>`(a.status = 'PUBLISHED' and (a.expires_at is null or a.expires_at > ${now}))`;
+    case 'EXPIRED':
+      return sql<boolean>`(a.status = 'EXPIRED' or (a.status = 'PUBLISHED' and a.expires_at <= ${now}))`;
+    default:
+      return sql<boolean>`a.status = ${status}`;
+  }
+}
+
+export function listAll(db: Kysely<Database>, now: Date, q: AdminListQuery) {
+  let query = selectAnnouncements(db);
+  if (q.status !== undefined) query = query.where(hasReportedStatus(q.status, now));
+  if (q.priority !== undefined) query = query.where('a.priority', '=', q.priority);
+  if (q.categoryId !== undefined) query = query.where('a.category_id', '=', q.categoryId);
+  if (q.authorId !== undefined) query = query.where('a.author_id', '=', q.authorId);
+  if (q.search !== undefined) {
+    const pattern = containing(q.search);
+    query = query.where((eb) =>
+      eb.or([eb('a.title', 'ilike', pattern), eb('a.summary', 'ilike', pattern), eb('a.content', 'ilike', pattern)]),
+    );
+  }
+  if (q.startDate !== undefined) query = query.where('a.created_at', '>=', new Date(q.startDate));
+  if (q.endDate !== undefined) query = query.where('a.created_at', '<=', new Date(q.endDate));
+  const direction = q.sortOrder === 'ASC' ? sql`asc` : sql`desc`;
+  const ordered = query.orderBy(sql`${SORT_COLUMNS[q.sortBy]} ${direction} nulls last`).orderBy('a.id', 'desc');
+  return fetchPage(ordered, q.page, q.limit);
+}
+
+/** True when an active category of scope ANNOUNCEMENT has this id. */
+export async function announcementCategoryExists(db: Kysely<Database>, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('categories')
+    .select('id')
+    .where('id', '=', id)
+    .where('scope', '=', 'ANNOUNCEMENT')
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The ids among `ids` that are not active tags. */
+export async function missingTags(db: Kysely<Database>, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const found = await db.selectFrom('tags').select('id').where('id', 'in', ids).where('is_active', '=', true).execute();
+  const present = new Set(found.map((r) => r.id));
+  return ids.filter((id) => !present.has(id));
+}
+
+/** The codes among `codes` that no role has. */
+export async function unknownRoleCodes(db: Kysely<Database>, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const found = new Set((await db.selectFrom('roles').select('code').where('code', 'in', codes).execute()).map((r) => r.code));
+  return codes.filter((c) => !found.has(c));
+}
+
+/** The codes among `codes` that no country has. */
+export async function unknownCountryCodes(db: Kysely<Database>, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const found = new Set((await db.selectFrom('countries').select('code').where('code', 'in', codes).execute()).map((r) => r.code));
+  return codes.filter((c) => !found.has(c));
+}
+
+export type AnnouncementValues = Updateable<AnnouncementsTable>;
+
+export async function insertAnnouncement(
+  trx: Transaction<Database>,
+  values: Insertable<AnnouncementsTable>,
+  tagIds: number[],
+): Promise<number> {
+  const row = await trx.insertInto('announcements').values(values).returning('id').executeTakeFirstOrThrow();
+  await replaceTags(trx, row.id, tagIds);
+  return row.id;
+}
+
+/** Changes the given fields; false when no announcement has this id. */
+export async function updateAnnouncement(
+  trx: Transaction<Database>,
+  id: number,
+  values: AnnouncementValues,
+  tagIds: number[] | undefined,
+): Promise<boolean> {
+  const row = await trx.updateTable('announcements').set(values).where('id', '=', id).returning('id').executeTakeFirst();
+  if (!row) return false;
+  if (tagIds !== undefined) {
+    await trx.deleteFrom('announcement_tags').where('announcement_id', '=', id).execute();
+    await replaceTags(trx, id, tagIds);
+  }
+  return true;
+}
+
+async function replaceTags(trx: Transaction<Database>, id: number, tagIds: number[]): Promise<void> {
+  if (tagIds.length === 0) return;
+  await trx
+    .insertInto('announcement_tags')
+    .values(tagIds.map((tagId) => ({ announcement_id: id, tag_id: tagId })))
+    .execute();
+}
+
+/** Deletes an announcement; read marks, likes and tag links go with it (ON DELETE CASCADE). */
+export async function deleteAnnouncement(db: Kysely<Database>, id: number): Promise<boolean> {
+  const row = await db.deleteFrom('announcements').where('id', '=', id).returning('id').executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * DRAFT or ARCHIVED, unexpired → PUBLISHED with a new publication time. The guard is in the WHERE,
+ * so two concurrent moves cannot both apply; false when it did not match.
+ */
+export async function publish(db: Kysely<Database>, id: number, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('announcements')
+    .set({ status: 'PUBLISHED', published_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['DRAFT', 'ARCHIVED'])
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** DRAFT, PUBLISHED (expired or not) → ARCHIVED; false when it did not match. */
+export async function archive(db: Kysely<Database>, id: number, now: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('announcements')
+    .set({ status: 'ARCHIVED', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '<>', 'ARCHIVED')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findState(db: Kysely<Database>, id: number) {
+  return db.selectFrom('announcements').select(['id', 'status', 'expires_at']).where('id', '=', id).executeTakeFirst();
+}

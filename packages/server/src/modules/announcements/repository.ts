@@ -1,0 +1,215 @@
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import type { Database, Priority } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+import type { AuthContext } from '../../plugins/security.js';
+
+/** Who an answer is for: what targeting compares with (the caller's role code and country code). */
+export interface Audience {
+  role: string | null;
+  country: string | null;
+}
+
+export async function audienceOf(db: Kysely<Database>, auth: AuthContext): Promise<Audience> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('roles').select('code').where('id', '=', auth.roleId).as('role'),
+      eb.selectFrom('countries').select('code').where('id', '=', auth.countryId ?? 0).as('country'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { role: row.role ?? null, country: row.country ?? null };
+}
+
+/** Targeted at the audience (on the alias `a`): global, or its role code, or its country code. */
+export function targetedAt(audience: Audience): Expression<SqlBool> {
+  const parts = [sql<SqlBool>`a.is_global`];
+  if (audience.role !== null) parts.push(sql<SqlBool>`${audience.role} = any(a.target_user_types)`);
+  if (audience.country !== null) parts.push(sql<SqlBool>`${audience.country} = any(a.target_regions)`);
+  return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+}
+
+/** Published, unexpired at `now` (on the alias `a`). */
+export function live(now: Date): Expression<SqlBool> {
+  return sql<SqlBool>`(a.status = 'PUBLISHED' and (a.expires_at is null or a.expires_at > ${now}))`;
+}
+
+export function visibleTo(audience: Audience, now: Date): Expression<SqlBool> {
+  return sql<SqlBool>`(${live(now)} and ${targetedAt(audience)})`;
+}
+
+/** `%text%` for ILIKE, with the pattern characters of the text escaped. */
+export const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+/** Every field of an announcement but its content and attachments, with category, author and tags. */
+export function selectAnnouncements(db: Kysely<Database>) {
+  return db
+    .selectFrom('announcements as a')
+    .leftJoin('categories as c', 'c.id', 'a.category_id')
+    .innerJoin('users as u', 'u.id', 'a.author_id')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .leftJoin('actors as ac', 'ac.id', 'u.actor_id')
+    .select((eb) => [
+      'a.id',
+      'a.public_id',
+      'a.title',
+      'a.summary',
+      'a.status',
+      'a.priority',
+      'a.featured_image',
+      'a.target_user_types',
+      'a.target_regions',
+      'a.is_global',
+      'a.views_count',
+      'a.likes_count',
+      'a.shares_count',
+      'a.comments_count',
+      'a.published_at',
+      'a.expires_at',
+      'a.created_at',
+      'a.updated_at',
+      'a.category_id',
+      'c.name as category_name',
+      'c.description as category_description',
+      'c.color as category_color',
+      'c.icon as category_icon',
+      'u.id as author_id',
+      'u.username as author_username',
+      'ac.first_name as author_first_name',
+      'ac.last_name as author_last_name',
+      'r.name as author_role',
+      jsonArrayFrom(
+        eb
+          .selectFrom('announcement_tags as at')
+          .innerJoin('tags as t', 't.id', 'at.tag_id')
+          .select(['t.id', 't.name', 't.color'])
+          .whereRef('at.announcement_id', '=', 'a.id')
+          .orderBy('t.name'),
+      ).as('tags'),
+    ]);
+}
+export type AnnouncementRow = Awaited<ReturnType<ReturnType<typeof selectAnnouncements>['executeTakeFirstOrThrow']>>;
+
+/** One announcement in any status, with every field. */
+export function findAnnouncement(db: Kysely<Database>, id: number) {
+  return selectAnnouncements(db).select(['a.content', 'a.attachments']).where('a.id', '=', id).executeTakeFirst();
+}
+export type AnnouncementDetailRow = NonNullable<Awaited<ReturnType<typeof findAnnouncement>>>;
+
+/** What the visibility checks read. */
+export function findVisibility(db: Kysely<Database>, id: number) {
+  return db
+    .selectFrom('announcements')
+    .select(['id', 'status', 'expires_at', 'is_global', 'target_user_types', 'target_regions'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+export type VisibilityRow = NonNullable<Awaited<ReturnType<typeof findVisibility>>>;
+
+export interface UserListQuery {
+  page: number;
+  limit: number;
+  categoryId?: number;
+  priority?: Priority;
+  search?: string;
+  startDate?: string;
+  endDate?: string;
+}
+
+export function listVisible(db: Kysely<Database>, audience: Audience, now: Date, q: UserListQuery) {
+  let query = selectAnnouncements(db).where(visibleTo(audience, now));
+  if (q.categoryId !== undefined) query = query.where('a.category_id', '=', q.categoryId);
+  if (q.priority !== undefined) query = query.where('a.priority', '=', q.priority);
+  if (q.search !== undefined) {
+    const pattern = containing(q.search);
+    query = query.where((eb) => eb.or([eb('a.title', 'ilike', pattern), eb('a.content', 'ilike', pattern)]));
+  }
+  if (q.startDate !== undefined) query = query.where('a.published_at', '>=', new Date(q.startDate));
+  if (q.endDate !== undefined) query = query.where('a.published_at', '<=', new Date(q.endDate));
+  return fetchPage(query.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), q.page, q.limit);
+}
+
+/** The caller's read and like state of some announcements. */
+export async function userStates(db: Kysely<Database>, userId: number, ids: number[]) {
+  const states = new Map<number, { isRead: boolean; userLiked: boolean }>();
+  if (ids.length === 0) return states;
+  const rows = await db
+    .selectFrom('announcements as a')
+    .where('a.id', 'in', ids)
+    .select((eb) => [
+      'a.id',
+      eb
+        .exists(eb.selectFrom('announcement_reads as ar').select('ar.user_id').whereRef('ar.announcement_id', '=', 'a.id').where('ar.user_id', '=', userId))
+        .as('is_read'),
+      eb
+        .exists(eb.selectFrom('announcement_likes as al').select('al.user_id').whereRef('al.announcement_id', '=', 'a.id').where('al.user_id', '=', userId))
+        .as('liked'),
+    ])
+    .execute();
+  for (const row of rows) states.set(row.id, { isRead: Boolean(row.is_read), userLiked: Boolean(row.liked) });
+  return states;
+}
+
+/** The earliest future expiry of a published announcement: cached answers must not outlive it. */
+export async function nextExpiry(db: Kysely<Database>, now: Date): Promise<Date | null> {
+  const row = await db
+    .selectFrom('announcements')
+    .select((eb) => eb.fn.min('expires_at').as('next'))
+    .where('status', '=', 'PUBLISHED')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.next ? new Date(row.next) : null;
+}
+
+/** Active announcement categories with the number of announcements the audience can see in each. */
+export function listCategories(db: Kysely<Database>, audience: Audience, now: Date) {
+  return db
+    .selectFrom('categories as c')
+    .select((eb) => [
+      'c.id',
+      'c.name',
+      'c.description',
+      'c.color',
+      'c.icon',
+      'c.is_active',
+      eb
+        .selectFrom('announcements as a')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('a.category_id', '=', 'c.id')
+        .where(visibleTo(audience, now))
+        .as('announcements_count'),
+    ])
+    .where('c.scope', '=', 'ANNOUNCEMENT')
+    .where('c.is_active', '=', true)
+    .orderBy('c.name')
+    .orderBy('c.id')
+    .execute();
+}
+export type CategoryRow = Awaited<ReturnType<typeof listCategories>>[number];
+
+/** The visible announcements of one priority, read or unread by the caller, newest first: at most 50 and the total. */
+export function listImportant(
+  db: Kysely<Database>,
+  audience: Audience,
+  userId: number,
+  now: Date,
+  priority: Priority,
+  unread: boolean | undefined,
+) {
+  let query = db
+    .selectFrom('announcements as a')
+    .leftJoin('categories as c', 'c.id', 'a.category_id')
+    .select(['a.id', 'a.title', 'a.summary', 'a.priority', 'a.published_at', 'a.expires_at', 'a.created_at'])
+    .select(['c.name as category_name', 'c.color as category_color', 'c.icon as category_icon'])
+    .where(visibleTo(audience, now))
+    .where('a.priority', '=', priority);
+  if (unread !== undefined) {
+    query = query.where((eb) => {
+      const read = eb.exists(
+        eb.selectFrom('announcement_reads as ar').select('ar.user_id').whereRef('ar.announcement_id', '=', 'a.id').where('ar.user_id', '=', userId),
+      );
+      return unread ? eb.not(read) : read;
+    });
+  }
+  return fetchPage(query.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), 1, 50);
+}
+export type ImportantRow = Awaited<ReturnType<typeof listImportant>>['rows'][number];

@@ -1,0 +1,172 @@
+import type { components } from '@transport-ops/contract';
+import { type Kysely, sql } from 'kysely';
+import type { Database, TopicStatus } from '../../db/schema.js';
+
+type Db = Kysely<Database>;
+type TopicAction = components['schemas']['ForumTopicModerationAction'];
+type StatusAction = Exclude<TopicAction, 'HIDE' | 'UNHIDE'>;
+
+/** The status actions of the contract's table: where each is offered and where it leads. */
+const STATUS_ACTIONS: Record<StatusAction, { from: TopicStatus[]; to: TopicStatus }> = {
+  CLOSE: { from: ['ACTIVE'], to: 'CLOSED' },
+  REOPEN: { from: ['CLOSED', 'ARCHIVED'], to: 'ACTIVE' },
+  ARCHIVE: { from: ['ACTIVE', 'CLOSED'], to: 'ARCHIVED' },
+};
+
+/** Actions offered in a status, in the contract's order (HIDE and UNHIDE always are). */
+export function allowedTopicActions(status: TopicStatus): TopicAction[] {
+  const statusActions = (Object.keys(STATUS_ACTIONS) as StatusAction[]).filter((a) => STATUS_ACTIONS[a].from.includes(status));
+  return [...statusActions, 'HIDE', 'UNHIDE'];
+}
+
+export interface TopicState {
+  id: number;
+  status: TopicStatus;
+  is_hidden: boolean;
+}
+
+/**
+ * Applies a moderation action; the status guard sits in the UPDATE's WHERE, so of two concurrent
+ * moderators only one moves the topic. Undefined when the topic is unknown or the action is not
+ * offered in its current status.
+ */
+export async function moderateTopic(db: Db, id: number, action: TopicAction): Promise<TopicState | undefined> {
+  if (action === 'HIDE' || action === 'UNHIDE') {
+    return setTopicHidden(db, id, action === 'HIDE');
+  }
+  const { from, to } = STATUS_ACTIONS[action];
+  return db
+    .updateTable('forum_topics')
+    .set({ status: to, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .returning(['id', 'status', 'is_hidden'])
+    .executeTakeFirst();
+}
+
+export async function setTopicHidden(db: Db, id: number, hidden: boolean): Promise<TopicState | undefined> {
+  return db
+    .updateTable('forum_topics')
+    .set({ is_hidden: hidden, updated_at: new Date() })
+    .where('id', '=', id)
+    .returning(['id', 'status', 'is_hidden'])
+    .executeTakeFirst();
+}
+
+export async function topicStatus(db: Db, id: number): Promise<TopicStatus | undefined> {
+  const row = await db.selectFrom('forum_topics').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
+}
+
+export interface MessageState {
+  id: number;
+  topic_id: number;
+  is_main_message: boolean;
+  is_hidden: boolean;
+  deleted_at: Date | null;
+}
+
+export async function findMessage(db: Db, id: number): Promise<MessageState | undefined> {
+  return db
+    .selectFrom('forum_messages')
+    .select(['id', 'topic_id', 'is_main_message', 'is_hidden', 'deleted_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * True when a descendant of the message is visible (not deleted, not hidden), `exceptId` left out:
+ * a deleted or hidden message with such a descendant stays in the user-side tree as a placeholder.
+ */
+async function hasShownReplies(db: Db, id: number, exceptId?: number): Promise<boolean> {
+  const row = await db
+    .withRecursive('descendants(id, deleted_at, is_hidden)', (qb) =>
+      qb
+        .selectFrom('forum_messages as c')
+        .select(['c.id', 'c.deleted_at', 'c.is_hidden'])
+        .where('c.parent_id', '=', id)
+        .unionAll((eb) =>
+          eb
+            .selectFrom('forum_messages as c')
+            .innerJoin('descendants as d', 'd.id', 'c.parent_id')
+            .select(['c.id', 'c.deleted_at', 'c.is_hidden']),
+        ),
+    )
+    .selectFrom('descendants')
+    .select('id')
+    .where('deleted_at', 'is', null)
+    .where('is_hidden', '=', false)
+    .$if(exceptId !== undefined, (qb) => qb.where('id', '<>', exceptId!))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Moves a message's `replies_count` by one and returns what decides whether the walk goes on. */
+async function shiftReplies(trx: Db, id: number, delta: 1 | -1) {
+  return trx
+    .updateTable('forum_messages')
+    .set({ replies_count: sql<number>`greatest(replies_count + ${delta}, 0)` })
+    .where('id', '=', id)
+    .returning(['id', 'parent_id', 'deleted_at', 'is_hidden'])
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Hides or shows a message that is not deleted; the main message stands for its topic, so it hides
+ * or shows the whole topic. Returns the resulting visibility (the topic's for the main message).
+ *
+ * Counters follow the user-side tree, as for a deleted message: the topic's `messages_count` counts
+ * visible messages; a message's `replies_count` counts its shown direct replies (visible ones and
+ * placeholders, i.e. deleted or hidden ones with a visible descendant). Hiding a message without
+ * visible descendants takes it out of the tree, and with it every deleted or hidden ancestor left
+ * without one; showing it again puts that chain back. Only the UPDATE that really flips `is_hidden`
+ * moves the counters, so repeated or concurrent identical actions change them once. A message's
+ * `updated_at` is its last edit (contract): moderation and counters leave it alone.
+ */
+export async function setMessageHidden(trx: Db, message: MessageState, hidden: boolean): Promise<boolean> {
+  if (message.is_main_message) {
+    const topic = await setTopicHidden(trx, message.topic_id, hidden);
+    return topic?.is_hidden ?? hidden;
+  }
+  // Lock order of every forum write: the topic row first, then its messages (no deadlock with
+  // a user deleting or posting in the same topic).
+  await trx.selectFrom('forum_topics').select('id').where('id', '=', message.topic_id).forUpdate().execute();
+  const flipped = await trx
+    .updateTable('forum_messages')
+    .set({ is_hidden: hidden })
+    .where('id', '=', message.id)
+    .where('is_hidden', '=', !hidden)
+    .where('deleted_at', 'is', null)
+    .returning(['topic_id', 'parent_id'])
+    .executeTakeFirst();
+  if (!flipped) return hidden;
+  await trx
+    .updateTable('forum_topics')
+    .set((eb) => ({ messages_count: eb('messages_count', hidden ? '-' : '+', 1) }))
+    .where('id', '=', flipped.topic_id)
+    .execute();
+  // With a visible descendant the message was, and stays, in the tree (as itself or a placeholder).
+  if (await hasShownReplies(trx, message.id)) return hidden;
+  let parentId = flipped.parent_id;
+  while (parentId !== null) {
+    const parent = await shiftReplies(trx, parentId, hidden ? -1 : 1);
+    if (parent.deleted_at === null && !parent.is_hidden) break;
+    // A deleted or hidden parent is in the tree only through a visible descendant: does it leave
+    // (hide) or arrive (show) with this message? Then its own parent changes too.
+    if (await hasShownReplies(trx, parent.id, message.id)) break;
+    parentId = parent.parent_id;
+  }
+  return hidden;
+}
+
+/** "First Last" of a staff user's actor, the username when the user has no actor. */
+export async function staffName(db: Db, userId: number): Promise<string> {
+  const row = await db
+    .selectFrom('users as u')
+    .leftJoin('actors as a', 'a.id', 'u.actor_id')
+    .select(sql<string>`coalesce(nullif(trim(concat_ws(' ', a.first_name, a.last_name)), ''), u.username)`.as('name'))
+    .where('u.id', '=', userId)
+    .executeTakeFirst();
+  return row?.name ?? `User ${userId}`;
+}

@@ -1,0 +1,154 @@
+import type { components } from '@transport-ops/contract';
+import { type Kysely, sql } from 'kysely';
+import type { Database, ReportReason, ReportStatus } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+import { iso } from '../../lib/time.js';
+
+type Db = Kysely<Database>;
+type ReportedMessage = components['schemas']['ForumReportedMessage'];
+type ReportedMessageDetail = components['schemas']['ForumReportedMessageDetail'];
+
+/** `%` and `_` of the user's text match themselves. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A user's display name: their actor's names, the username when they have no actor. */
+const firstName = (actor: string, user: string) => sql<string>`coalesce(${sql.ref(`${actor}.first_name`)}, ${sql.ref(`${user}.username`)})`;
+const lastName = (actor: string) => sql<string>`coalesce(${sql.ref(`${actor}.last_name`)}, '')`;
+
+/** Reports with their message, topic, reporter and resolver, as moderators see them (hidden and deleted included). */
+function selectReports(db: Db) {
+  return db
+    .selectFrom('forum_reports as r')
+    .innerJoin('forum_messages as m', 'm.id', 'r.message_id')
+    .innerJoin('forum_topics as t', 't.id', 'm.topic_id')
+    .innerJoin('users as ru', 'ru.id', 'r.reporter_id')
+    .leftJoin('actors as ra', 'ra.id', 'ru.actor_id')
+    .innerJoin('users as mu', 'mu.id', 'm.author_id')
+    .leftJoin('actors as ma', 'ma.id', 'mu.actor_id')
+    .leftJoin('users as vu', 'vu.id', 'r.resolved_by')
+    .leftJoin('actors as va', 'va.id', 'vu.actor_id')
+    .select([
+      'r.id',
+      'r.reason',
+      'r.comment',
+      'r.status',
+      'r.created_at',
+      'r.resolved_at',
+      'r.resolution_comment',
+      'r.resolved_by',
+      'ru.id as reporter_id',
+      firstName('ra', 'ru').as('reporter_first_name'),
+      lastName('ra').as('reporter_last_name'),
+      'm.id as message_id',
+      'm.content as message_content',
+      'm.is_main_message',
+      'm.is_hidden as message_is_hidden',
+      'm.deleted_at as message_deleted_at',
+      'm.created_at as message_created_at',
+      'mu.id as author_id',
+      firstName('ma', 'mu').as('author_first_name'),
+      lastName('ma').as('author_last_name'),
+      't.id as topic_id',
+      't.title as topic_title',
+      't.status as topic_status',
+      't.is_hidden as topic_is_hidden',
+      sql<string | null>`nullif(trim(concat_ws(' ', coalesce(va.first_name, vu.username), va.last_name)), '')`.as('resolver_name'),
+      sql<number>`(select count(*) from forum_reports r2 where r2.message_id = r.message_id)::int`.as('reports_count'),
+      sql<number>`(select count(*) from forum_reports r3 where r3.message_id = r.message_id and r3.status = 'PENDING')::int`.as(
+        'pending_reports_count',
+      ),
+    ]);
+}
+type ReportRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectReports>['executeTakeFirst']>>>;
+
+function toReportedMessage(row: ReportRow): ReportedMessage {
+  return {
+    id: row.id,
+    reason: row.reason,
+    comment: row.comment,
+    status: row.status,
+    reporter: { id: row.reporter_id, firstName: row.reporter_first_name, lastName: row.reporter_last_name, avatar: null },
+    message: {
+      id: row.message_id,
+      content: row.message_content,
+      topicId: row.topic_id,
+      author: { id: row.author_id, firstName: row.author_first_name, lastName: row.author_last_name, avatar: null },
+      isMainMessage: row.is_main_message,
+      isHidden: row.message_is_hidden,
+      isDeleted: row.message_deleted_at !== null,
+      createdAt: iso(row.message_created_at),
+    },
+    reportsCount: Number(row.reports_count),
+    createdAt: iso(row.created_at),
+    resolvedAt: iso(row.resolved_at),
+  };
+}
+
+function toReportedMessageDetail(row: ReportRow): ReportedMessageDetail {
+  return {
+    ...toReportedMessage(row),
+    topic: { id: row.topic_id, title: row.topic_title, status: row.topic_status, isHidden: row.topic_is_hidden },
+    pendingReportsCount: Number(row.pending_reports_count),
+    resolutionComment: row.resolution_comment,
+    resolvedBy: row.resolved_by === null ? null : { id: row.resolved_by, name: row.resolver_name ?? `User ${row.resolved_by}` },
+  };
+}
+
+export interface ReportFilters {
+  page: number;
+  limit: number;
+  status?: ReportStatus;
+  reason?: ReportReason;
+  topicId?: number;
+  search?: string;
+  sortBy: 'createdAt' | 'reportsCount';
+  sortOrder: 'ASC' | 'DESC';
+}
+
+export async function listReports(db: Db, f: ReportFilters) {
+  let query = selectReports(db);
+  if (f.status !== undefined) query = query.where('r.status', '=', f.status);
+  if (f.reason !== undefined) query = query.where('r.reason', '=', f.reason);
+  if (f.topicId !== undefined) query = query.where('m.topic_id', '=', f.topicId);
+  if (f.search !== undefined) {
+    const pattern = likePattern(f.search);
+    query = query.where((eb) => eb.or([eb('m.content', 'ilike', pattern), eb('r.comment', 'ilike', pattern)]));
+  }
+  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
+  const ordered =
+    f.sortBy === 'reportsCount'
+      ? query.orderBy(sql.ref('reports_count'), direction).orderBy('r.created_at', direction)
+      : query.orderBy('r.created_at', direction);
+  const { rows, total } = await fetchPage(ordered.orderBy('r.id', direction), f.page, f.limit);
+  return { data: rows.map(toReportedMessage), total };
+}
+
+export async function findReport(db: Db, id: number): Promise<ReportedMessageDetail | undefined> {
+  const row = await selectReports(db).where('r.id', '=', id).executeTakeFirst();
+  return row && toReportedMessageDetail(row);
+}
+
+/**
+ * Records the decision on a PENDING report; the status guard makes the decision final even when
+ * two moderators decide at once. Returns the reported message id, or undefined when the report is
+ * unknown or already decided.
+ */
+export async function decideReport(
+  trx: Db,
+  id: number,
+  decision: { status: 'RESOLVED' | 'DISMISSED'; comment: string | null; resolvedBy: number },
+): Promise<number | undefined> {
+  const row = await trx
+    .updateTable('forum_reports')
+    .set({ status: decision.status, resolution_comment: decision.comment, resolved_by: decision.resolvedBy, resolved_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .returning('message_id')
+    .executeTakeFirst();
+  return row?.message_id;
+}
+
+export async function reportStatus(db: Db, id: number): Promise<ReportStatus | undefined> {
+  const row = await db.selectFrom('forum_reports').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
+}

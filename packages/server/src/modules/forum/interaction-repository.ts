@@ -1,0 +1,166 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, ReportReason, ReportStatus, VoteKind } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+import { containsPattern } from './topic-list.js';
+
+type Db = Kysely<Database>;
+
+/* Votes, topic likes, subscriptions and reports: one row per (thing, user), guarded by primary keys. */
+
+const counterOf = (vote: VoteKind) => (vote === 'LIKE' ? 'likes_count' : 'dislikes_count');
+
+/** Records a vote and bumps its counter (call inside a transaction); a second vote breaks `forum_votes_pkey`. */
+export async function castVote(trx: Db, messageId: number, userId: number, vote: VoteKind) {
+  await trx.insertInto('forum_votes').values({ message_id: messageId, user_id: userId, vote }).execute();
+  const column = counterOf(vote);
+  return trx
+    .updateTable('forum_messages')
+    .set((eb) => ({ [column]: eb(column, '+', 1) }))
+    .where('id', '=', messageId)
+    .returning(['likes_count', 'dislikes_count'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes the user's vote, if any, and lowers its counter (call inside a transaction). */
+export async function removeVote(trx: Db, messageId: number, userId: number) {
+  const removed = await trx
+    .deleteFrom('forum_votes')
+    .where('message_id', '=', messageId)
+    .where('user_id', '=', userId)
+    .returning('vote')
+    .executeTakeFirst();
+  if (removed) {
+    const column = counterOf(removed.vote);
+    return trx
+      .updateTable('forum_messages')
+      .set((eb) => ({ [column]: eb(column, '-', 1) }))
+      .where('id', '=', messageId)
+      .returning(['likes_count', 'dislikes_count'])
+      .executeTakeFirstOrThrow();
+  }
+  return trx.selectFrom('forum_messages').select(['likes_count', 'dislikes_count']).where('id', '=', messageId).executeTakeFirstOrThrow();
+}
+
+export async function currentVote(db: Db, messageId: number, userId: number): Promise<VoteKind | undefined> {
+  const row = await db.selectFrom('forum_votes').select('vote').where('message_id', '=', messageId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.vote;
+}
+
+/** Adds or removes the user's like of a topic; the counter moves only when the like row did (call inside a transaction). */
+export async function setTopicLike(trx: Db, topicId: number, userId: number, liked: boolean): Promise<number> {
+  const changed = liked
+    ? await trx
+        .insertInto('forum_topic_likes')
+        .values({ topic_id: topicId, user_id: userId })
+        .onConflict((oc) => oc.columns(['topic_id', 'user_id']).doNothing())
+        .returning('topic_id')
+        .executeTakeFirst()
+    : await trx.deleteFrom('forum_topic_likes').where('topic_id', '=', topicId).where('user_id', '=', userId).returning('topic_id').executeTakeFirst();
+  if (changed) {
+    const row = await trx
+      .updateTable('forum_topics')
+      .set((eb) => ({ likes_count: eb('likes_count', liked ? '+' : '-', 1) }))
+      .where('id', '=', topicId)
+      .returning('likes_count')
+      .executeTakeFirstOrThrow();
+    return row.likes_count;
+  }
+  const row = await trx.selectFrom('forum_topics').select('likes_count').where('id', '=', topicId).executeTakeFirstOrThrow();
+  return row.likes_count;
+}
+
+function subscriptionsQuery(db: Db) {
+  return db
+    .selectFrom('forum_subscriptions as s')
+    .innerJoin('forum_topics as t', 't.id', 's.topic_id')
+    .select(['t.id', 't.public_id', 't.title', 't.status', 't.messages_count', 't.last_message_at', 's.created_at as subscribed_at']);
+}
+export type SubscriptionRow = NonNullable<Awaited<ReturnType<ReturnType<typeof subscriptionsQuery>['executeTakeFirst']>>>;
+
+/** Subscribes the user (idempotent: an existing subscription keeps its date) and returns it. */
+export async function subscribe(db: Db, topicId: number, userId: number): Promise<SubscriptionRow> {
+  await db
+    .insertInto('forum_subscriptions')
+    .values({ topic_id: topicId, user_id: userId })
+    .onConflict((oc) => oc.columns(['topic_id', 'user_id']).doNothing())
+    .execute();
+  return subscriptionsQuery(db).where('s.topic_id', '=', topicId).where('s.user_id', '=', userId).executeTakeFirstOrThrow();
+}
+
+export async function unsubscribe(db: Db, topicId: number, userId: number): Promise<void> {
+  await db.deleteFrom('forum_subscriptions').where('topic_id', '=', topicId).where('user_id', '=', userId).execute();
+}
+
+export function listSubscriptions(db: Db, userId: number, page: number, limit: number) {
+  const query = subscriptionsQuery(db)
+    .where('s.user_id', '=', userId)
+    .where('t.is_hidden', '=', false)
+    .orderBy('t.last_message_at', 'desc')
+    .orderBy('t.id', 'desc');
+  return fetchPage(query, page, limit);
+}
+
+export function insertReport(db: Db, messageId: number, reporterId: number, reason: ReportReason, comment: string | null) {
+  return db
+    .insertInto('forum_reports')
+    .values({ message_id: messageId, reporter_id: reporterId, reason, comment, status: 'PENDING' })
+    .returning(['id', 'message_id', 'reason', 'status', 'created_at'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function existingReportId(db: Db, messageId: number, reporterId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('forum_reports').select('id').where('message_id', '=', messageId).where('reporter_id', '=', reporterId).executeTakeFirst();
+  return row?.id;
+}
+
+export function listReports(db: Db, reporterId: number, status: ReportStatus | undefined, page: number, limit: number) {
+  const query = db
+    .selectFrom('forum_reports as r')
+    .innerJoin('forum_messages as m', 'm.id', 'r.message_id')
+    .innerJoin('forum_topics as t', 't.id', 'm.topic_id')
+    .select(['r.id', 'r.message_id', 't.id as topic_id', 't.title as topic_title', 'r.reason', 'r.comment', 'r.status', 'r.created_at', 'r.resolved_at'])
+    .where('r.reporter_id', '=', reporterId)
+    .$if(status !== undefined, (q) => q.where('r.status', '=', status!))
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.id', 'desc');
+  return fetchPage(query, page, limit);
+}
+
+/** Active FORUM categories with their visible topics and those topics' visible messages. */
+export function forumCategories(db: Db) {
+  return db
+    .selectFrom('categories as c')
+    .select([
+      'c.id',
+      'c.name',
+      'c.description',
+      'c.color',
+      'c.icon',
+      sql<number>`(select count(*) from forum_topics t where t.category_id = c.id and not t.is_hidden)`.as('topics_count'),
+      sql<number>`(select count(*) from forum_messages m join forum_topics t on t.id = m.topic_id
+        where t.category_id = c.id and not t.is_hidden and m.deleted_at is null and not m.is_hidden)`.as('messages_count'),
+    ])
+    .where('c.scope', '=', 'FORUM')
+    .where('c.is_active', '=', true);
+}
+export type CategoryRow = NonNullable<Awaited<ReturnType<ReturnType<typeof forumCategories>['executeTakeFirst']>>>;
+
+/** Active tags, most used on visible forum topics first, then by name. */
+export function forumTags(db: Db, search: string | undefined, limit: number) {
+  return db
+    .selectFrom('tags as tg')
+    .select([
+      'tg.id',
+      'tg.name',
+      'tg.color',
+      sql<number>`(select count(*) from forum_topic_tags tt join forum_topics t on t.id = tt.topic_id
+        where tt.tag_id = tg.id and not t.is_hidden)`.as('usage_count'),
+    ])
+    .where('tg.is_active', '=', true)
+    .$if(search !== undefined, (q) => q.where('tg.name', 'ilike', containsPattern(search!)))
+    .orderBy('usage_count', 'desc')
+    .orderBy('tg.name')
+    .orderBy('tg.id')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,196 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import type { ModuleHandlers, Result } from '../../http/handlers.js';
+import { hasGlobalView } from '../../lib/scope.js';
+import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { caller, type AuthContext } from '../../plugins/security.js';
+import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.js';
+import { messageNotFound, shownMessages } from './message-repository.js';
+import { assertClean, trimmed } from './moderation.js';
+import { setTopicLike, subscribe, unsubscribe } from './interaction-repository.js';
+import { listTopics } from './topic-list.js';
+import {
+  assertActiveTags,
+  assertForumCategory,
+  countView,
+  findTopic,
+  insertTopic,
+  lockTopic,
+  topicClosed,
+  topicNotFound,
+  topicTags,
+  updateTopic,
+  visibleTopic,
+  type TopicChanges,
+} from './topic-repository.js';
+
+/** Who may change any topic or message besides its author. */
+export const STAFF_ROLES = ['supervisor', 'admin', 'super_admin'];
+
+export const notAuthor = (what: 'topic' | 'message') =>
+  new AppError('FORBIDDEN', { requiredRoles: STAFF_ROLES }, `Only the author or a supervisor may change this ${what}`);
+
+/** The author, or a supervisor and above. */
+export const mayChange = (auth: AuthContext, authorId: number) => authorId === auth.userId || hasGlobalView(auth);
+
+async function loadTopic(db: Kysely<Database>, id: number, userId: number): Promise<Result<'createForumTopic'>> {
+  const row = await findTopic(db, id, userId);
+  if (!row) throw topicNotFound(id);
+  const tags = await topicTags(db, [id]);
+  return toTopic(row, tags.get(id) ?? []);
+}
+
+type TopicOps =
+  | 'createForumTopic'
+  | 'listForumTopics'
+  | 'getForumTopicById'
+  | 'updateForumTopic'
+  | 'deleteForumTopic'
+  | 'listTopicMessages'
+  | 'likeForumTopic'
+  | 'subscribeForumTopic'
+  | 'unsubscribeForumTopic';
+
+export const topicHandlers: ModuleHandlers<TopicOps> = {
+  async createForumTopic(req) {
+    const auth = caller(req);
+    const body = req.body;
+    const title = trimmed('title', body.title, 5);
+    const content = trimmed('content', body.content, 10);
+    const description = body.description?.trim() ?? '';
+    assertClean({ title, description, content });
+    const tagIds = body.tagIds ?? [];
+    const result = await req.server.db.transaction().execute(async (trx) => {
+      if (body.categoryId !== undefined) await assertForumCategory(trx, body.categoryId);
+      await assertActiveTags(trx, tagIds);
+      const id = await insertTopic(trx, { title, description, content, categoryId: body.categoryId ?? null, tagIds, authorId: auth.userId });
+      return loadTopic(trx, id, auth.userId);
+    });
+    return { message: 'Topic created successfully', result };
+  },
+
+  async listForumTopics(req) {
+    caller(req);
+    const q = req.query;
+    const page = q.page ?? 1;
+    const limit = q.limit ?? 10;
+    const { rows, total } = await listTopics(req.server.db, {
+      page,
+      limit,
+      ...(q.categoryId !== undefined ? { categoryId: q.categoryId } : {}),
+      ...(q.tagId !== undefined ? { tagId: q.tagId } : {}),
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      ...(q.search !== undefined ? { search: q.search } : {}),
+      sortBy: q.sortBy ?? 'recent',
+      sortOrder: q.sortOrder === 'ASC' ? 'asc' : 'desc',
+    });
+    const tags = await topicTags(
+      req.server.db,
+      rows.map((r) => r.id),
+    );
+    return {
+      message: 'Topics retrieved successfully',
+      result: { data: rows.map((row) => toTopicListItem(row, tags.get(row.id) ?? [])), meta: pageMeta(total, page, limit) },
+    };
+  },
+
+  async getForumTopicById(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const id = req.params.id;
+    if (!(await countView(db, id))) throw topicNotFound(id);
+    const topic = await loadTopic(db, id, auth.userId);
+    const messages = await shownMessages(db, id, auth.userId).execute();
+    return { message: 'Topic retrieved successfully', result: { ...topic, messages: messages.map(toMessage) } };
+  },
+
+  async updateForumTopic(req) {
+    const auth = caller(req);
+    const id = req.params.id;
+    const body = req.body;
+    const changes: TopicChanges = {};
+    if (body.title !== undefined) changes.title = trimmed('title', body.title, 5);
+    if (body.content !== undefined) changes.content = trimmed('content', body.content, 10);
+    if (body.description !== undefined) changes.description = body.description.trim();
+    if (body.categoryId !== undefined) changes.categoryId = body.categoryId;
+    if (body.tagIds !== undefined) changes.tagIds = body.tagIds;
+    const result = await req.server.db.transaction().execute(async (trx) => {
+      const topic = await lockTopic(trx, id);
+      if (!topic || topic.is_hidden) throw topicNotFound(id);
+      if (!mayChange(auth, topic.author_id)) throw notAuthor('topic');
+      if (topic.status !== 'ACTIVE') throw topicClosed(id, topic.status);
+      assertClean({ title: changes.title, description: changes.description, content: changes.content });
+      if (changes.categoryId != null) await assertForumCategory(trx, changes.categoryId);
+      if (changes.tagIds !== undefined) await assertActiveTags(trx, changes.tagIds);
+      await updateTopic(trx, id, changes);
+      return loadTopic(trx, id, auth.userId);
+    });
+    return { message: 'Topic updated successfully', result };
+  },
+
+  async deleteForumTopic(req) {
+    const auth = caller(req);
+    const id = req.params.id;
+    const staff = hasGlobalView(auth);
+    await req.server.db.transaction().execute(async (trx) => {
+      const topic = await lockTopic(trx, id);
+      if (!topic || (topic.is_hidden && !staff)) throw topicNotFound(id);
+      if (!mayChange(auth, topic.author_id)) throw notAuthor('topic');
+      if (!staff && topic.status !== 'ACTIVE') throw topicClosed(id, topic.status);
+      // Messages, votes, reports, tags, likes and subscriptions go with it (ON DELETE CASCADE).
+      await trx.deleteFrom('forum_topics').where('id', '=', id).execute();
+    });
+    return { message: 'Topic deleted successfully', result: null };
+  },
+
+  async listTopicMessages(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const id = req.params.id;
+    const page = req.query.page ?? 1;
+    const limit = req.query.limit ?? 20;
+    const parentId = req.query.parentId;
+    await visibleTopic(db, id);
+    let query = shownMessages(db, id, auth.userId);
+    if (parentId !== undefined) {
+      const parent = await shownMessages(db, id, auth.userId).where('m.id', '=', parentId).executeTakeFirst();
+      if (!parent) throw messageNotFound(parentId);
+      query = query.where('m.parent_id', '=', parentId);
+    }
+    const { rows, total } = await fetchPage(query, page, limit);
+    return { message: 'Messages retrieved successfully', result: { data: rows.map(toMessage), meta: pageMeta(total, page, limit) } };
+  },
+
+  async likeForumTopic(req) {
+    const auth = caller(req);
+    const id = req.params.id;
+    const { action } = req.body;
+    const likesCount = await req.server.db.transaction().execute(async (trx) => {
+      await visibleTopic(trx, id);
+      return setTopicLike(trx, id, auth.userId, action === 'LIKE');
+    });
+    return {
+      message: action === 'LIKE' ? 'Topic liked' : 'Like removed',
+      result: { topicId: id, action, likesCount, userLiked: action === 'LIKE' },
+    };
+  },
+
+  async subscribeForumTopic(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const id = req.params.id;
+    await visibleTopic(db, id);
+    const row = await subscribe(db, id, auth.userId);
+    return { message: 'Subscribed to topic', result: toSubscription(row) };
+  },
+
+  async unsubscribeForumTopic(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const id = req.params.id;
+    await visibleTopic(db, id);
+    await unsubscribe(db, id, auth.userId);
+    return { message: 'Unsubscribed from topic', result: null };
+  },
+};

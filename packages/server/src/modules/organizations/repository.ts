@@ -1,0 +1,163 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { Database, OrganizationType } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+import { organizationSubtree } from '../../lib/scope.js';
+
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export interface AncestorJson {
+  id: number;
+  name: string;
+}
+
+/**
+ * Every organization with its ancestors (root first) and its sort key (the names from the root
+ * down to itself), built top-down from the roots by a recursive query.
+ */
+function withTree(db: Kysely<Database>) {
+  return db.withRecursive('org_tree(id, name, sort_path, id_path, ancestors)', (qb) =>
+    qb
+      .selectFrom('organizations as o')
+      .where('o.parent_id', 'is', null)
+      .select([
+        'o.id',
+        'o.name',
+        sql<string[]>`array[o.name]`.as('sort_path'),
+        sql<number[]>`array[o.id]`.as('id_path'),
+        sql<AncestorJson[]>`'[]'::jsonb`.as('ancestors'),
+      ])
+      .unionAll((eb) =>
+        eb
+          .selectFrom('organizations as o')
+          .innerJoin('org_tree as t', 't.id', 'o.parent_id')
+          .select([
+            'o.id',
+            'o.name',
+            sql<string[]>`t.sort_path || o.name`.as('sort_path'),
+            sql<number[]>`t.id_path || o.id`.as('id_path'),
+            sql<AncestorJson[]>`t.ancestors || jsonb_build_array(jsonb_build_object('id', t.id, 'name', t.name))`.as('ancestors'),
+          ]),
+      ),
+  );
+}
+
+export function selectOrganizations(db: Kysely<Database>) {
+  return withTree(db)
+    .selectFrom('org_tree as t')
+    .innerJoin('organizations as o', 'o.id', 't.id')
+    .leftJoin('organizations as p', 'p.id', 'o.parent_id')
+    .leftJoin('users as m', 'm.id', 'o.manager_user_id')
+    .leftJoin('countries as c', 'c.id', 'o.country_id')
+    .select((eb) => [
+      'o.id',
+      'o.public_id',
+      'o.name',
+      'o.code',
+      'o.type',
+      'o.parent_id',
+      'p.name as parent_name',
+      'o.manager_user_id',
+      'm.username as manager_username',
+      'o.country_id',
+      'c.name as country_name',
+      'o.is_active',
+      'o.created_at',
+      'o.updated_at',
+      sql<AncestorJson[]>`t.ancestors`.as('ancestors'),
+      eb.selectFrom('users as u').whereRef('u.organization_id', '=', 'o.id').select(eb.fn.countAll<number>().as('n')).as('members_count'),
+      eb.selectFrom('organizations as ch').whereRef('ch.parent_id', '=', 'o.id').select(eb.fn.countAll<number>().as('n')).as('children_count'),
+    ]);
+}
+export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganizations>['executeTakeFirstOrThrow']>>;
+
+export interface OrganizationFilters {
+  page: number;
+  limit: number;
+  search?: string;
+  parentId?: number;
+  type?: OrganizationType;
+  isActive?: boolean;
+}
+
+export async function listOrganizations(db: Kysely<Database>, scope: Expression<SqlBool>, f: OrganizationFilters) {
+  let query = selectOrganizations(db).where(scope);
+  if (f.search !== undefined) {
+    const pattern = likePattern(f.search);
+    query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
+  }
+  if (f.parentId !== undefined) query = query.where('o.parent_id', '=', f.parentId);
+  if (f.type !== undefined) query = query.where('o.type', '=', f.type);
+  if (f.isActive !== undefined) query = query.where('o.is_active', '=', f.isActive);
+  // Depth-first: a parent's names prefix its children's, so it sorts right before them.
+  query = query.orderBy(sql`t.sort_path`).orderBy(sql`t.id_path`);
+  return fetchPage(query, f.page, f.limit);
+}
+
+export const findOrganization = (db: Kysely<Database>, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>
+  selectOrganizations(db).where('o.id', '=', id).where(scope).executeTakeFirst();
+
+export const childrenOf = (db: Kysely<Database>, id: number) =>
+  db.selectFrom('organizations').select(['id', 'name', 'type']).where('parent_id', '=', id).orderBy('name').orderBy('id').execute();
+
+/** The organization's row, locked until the end of the transaction. */
+export const lockOrganization = (db: Kysely<Database>, id: number) =>
+  db.selectFrom('organizations').select(['id', 'parent_id', 'manager_user_id', 'country_id']).where('id', '=', id).forUpdate().executeTakeFirst();
+
+/** A referenced row, kept from being deleted until the end of the transaction. */
+export const referencedOrganization = (db: Kysely<Database>, id: number) =>
+  db.selectFrom('organizations').select(['id']).where('id', '=', id).forKeyShare().executeTakeFirst();
+export const referencedUser = (db: Kysely<Database>, id: number) =>
+  db.selectFrom('users').select(['id', 'is_active']).where('id', '=', id).forKeyShare().executeTakeFirst();
+export const referencedCountry = (db: Kysely<Database>, id: number) =>
+  db.selectFrom('countries').select(['id', 'is_active']).where('id', '=', id).forKeyShare().executeTakeFirst();
+
+/**
+ * Moves of the tree are serialized: two concurrent moves (A under B, B under A) would each pass
+ * their own cycle check against the tree before the other's change.
+ */
+export async function lockTree(db: Kysely<Database>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('organization-tree'))`.execute(db);
+}
+
+/** True when `candidate` is the organization itself or one of its descendants. */
+export async function isInSubtree(db: Kysely<Database>, organizationId: number, candidate: number): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`select ${candidate}::int in (${organizationSubtree(organizationId)}) as found`.execute(db);
+  return rows[0]?.found === true;
+}
+
+export interface OrganizationValues {
+  name: string;
+  code: string;
+  type: OrganizationType;
+  parent_id: number | null;
+  manager_user_id: number | null;
+  country_id: number | null;
+  is_active: boolean;
+}
+
+export async function insertOrganization(db: Kysely<Database>, values: Omit<OrganizationValues, 'is_active'>): Promise<number> {
+  const row = await db.insertInto('organizations').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateOrganization(db: Kysely<Database>, id: number, values: Partial<OrganizationValues>): Promise<void> {
+  await db
+    .updateTable('organizations')
+    .set({ ...values, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Children, member accounts and actors of the organization. */
+export async function organizationUsage(db: Kysely<Database>, id: number): Promise<number> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('organizations').where('parent_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('children'),
+      eb.selectFrom('users').where('organization_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('members'),
+      eb.selectFrom('actors').where('organization_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('actors'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(row.children) + Number(row.members) + Number(row.actors);
+}
+
+export const deleteOrganizationRow = (db: Kysely<Database>, id: number) => db.deleteFrom('organizations').where('id', '=', id).execute();

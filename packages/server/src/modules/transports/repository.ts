@@ -1,0 +1,205 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, TransportStatus } from '../../db/schema.js';
+import { ownedBy, teamUserIds } from '../../lib/scope.js';
+import type { AuthContext } from '../../plugins/security.js';
+
+export type Db = Kysely<Database>;
+
+/** A transport with its vehicle type, customer and creator: the columns every shape is mapped from. */
+function transportQuery(db: Db) {
+  return db
+    .selectFrom('transports as t')
+    .innerJoin('vehicle_types as vt', 'vt.id', 't.vehicle_type_id')
+    .leftJoin('actors as c', 'c.id', 't.customer_id')
+    .innerJoin('users as u', 'u.id', 't.created_by')
+    .leftJoin('actors as ua', 'ua.id', 'u.actor_id')
+    .select([
+      't.id',
+      't.public_id',
+      't.loading_number',
+      't.charger_first_name',
+      't.charger_last_name',
+      't.charger_phone',
+      't.charger_email',
+      't.loading_point',
+      't.unloading_point',
+      't.vehicle_plate_number',
+      't.product_label',
+      't.product_quantity',
+      't.average_weight',
+      't.average_unit_price',
+      't.total_product_value',
+      't.status',
+      't.created_at',
+      't.updated_at',
+      'vt.id as vt_id',
+      'vt.name as vt_name',
+      'vt.description as vt_description',
+      'vt.max_weight as vt_max_weight',
+      'vt.category as vt_category',
+      'c.id as c_id',
+      'c.first_name as c_first_name',
+      'c.last_name as c_last_name',
+      'c.email as c_email',
+      'c.phone as c_phone',
+      'c.address as c_address',
+      'c.created_at as c_created_at',
+      'u.id as u_id',
+      'u.username as u_username',
+      'ua.first_name as u_first_name',
+      'ua.last_name as u_last_name',
+    ]);
+}
+export type TransportRow = NonNullable<Awaited<ReturnType<ReturnType<typeof transportQuery>['executeTakeFirst']>>>;
+
+export interface TransportRecord {
+  row: TransportRow;
+  documents: DocumentRow[];
+  complaints: ComplaintRefRow[];
+}
+
+const documentsOf = (db: Db, transportId: number) =>
+  db
+    .selectFrom('transport_documents')
+    .select(['id', 'type', 'filename', 'mime_type', 'size', 'uploaded_at'])
+    .where('transport_id', '=', transportId)
+    .orderBy('uploaded_at')
+    .orderBy('id')
+    .execute();
+export type DocumentRow = Awaited<ReturnType<typeof documentsOf>>[number];
+
+const complaintsOf = (db: Db, transportId: number) =>
+  db
+    .selectFrom('complaints')
+    .select(['id', 'label', 'status', 'created_at'])
+    .where('transport_id', '=', transportId)
+    .orderBy('id')
+    .execute();
+export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf>>[number];
+
+/** A transport with its documents and complaint; undefined when absent. Ownership is checked by the caller. */
+export async function loadTransport(db: Db, id: number): Promise<TransportRecord | undefined> {
+  const row = await transportQuery(db).where('t.id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  // One after the other: inside a transaction (one connection) queries cannot overlap.
+  const documents = await documentsOf(db, id);
+  const complaints = await complaintsOf(db, id);
+  return { row, documents, complaints };
+}
+
+/** The transport's id, status and vehicle type when the caller may see it. */
+export function findVisible(db: Db, auth: AuthContext, id: number) {
+  return db
+    .selectFrom('transports as t')
+    .select(['t.id', 't.status', 't.vehicle_type_id'])
+    .where('t.id', '=', id)
+    .where(ownedBy(auth, 't.created_by'))
+    .executeTakeFirst();
+}
+
+export async function currentStatus(db: Db, id: number): Promise<TransportStatus | undefined> {
+  const row = await db.selectFrom('transports').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
+}
+
+export interface TransportFilters {
+  status?: TransportStatus;
+  vehicleTypeId?: number;
+  customerId?: number;
+  loadingPoint?: string;
+  unloadingPoint?: string;
+  startDate?: string;
+  endDate?: string;
+  search?: string;
+  createdBy?: number;
+  organizationId?: number;
+  sortBy?: 'createdAt' | 'loadingNumber' | 'status';
+  sortOrder?: 'ASC' | 'DESC';
+}
+
+/** `%text%` for ILIKE, with the pattern characters of the text escaped. */
+export const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+
+const SORT_COLUMNS = { createdAt: 't.created_at', loadingNumber: 't.loading_number', status: 't.status' } as const;
+
+/** The filtered, ordered list of the transports the caller may see (for fetchPage). */
+export function listQuery(db: Db, auth: AuthContext, f: TransportFilters) {
+  let q = transportQuery(db).where(ownedBy(auth, 't.created_by'));
+  if (f.status !== undefined) q = q.where('t.status', '=', f.status);
+  if (f.vehicleTypeId !== undefined) q = q.where('t.vehicle_type_id', '=', f.vehicleTypeId);
+  if (f.customerId !== undefined) q = q.where('t.customer_id', '=', f.customerId);
+  if (f.createdBy !== undefined) q = q.where('t.created_by', '=', f.createdBy);
+  if (f.organizationId !== undefined) q = q.where(sql<boolean>`t.created_by in (${teamUserIds(f.organizationId)})`);
+  if (f.loadingPoint !== undefined) q = q.where('t.loading_point', 'ilike', containing(f.loadingPoint));
+  if (f.unloadingPoint !== undefined) q = q.where('t.unloading_point', 'ilike', containing(f.unloadingPoint));
+  if (f.startDate !== undefined) q = q.where('t.created_at', '>=', new Date(f.startDate));
+  // Stored timestamps have microseconds, the API's milliseconds: the end is inclusive of its whole millisecond.
+  if (f.endDate !== undefined) q = q.where('t.created_at', '<', new Date(Date.parse(f.endDate) + 1));
+  if (f.search !== undefined) {
+    const pattern = containing(f.search);
+    q = q.where((eb) =>
+      eb.or([
+        eb('t.loading_number', 'ilike', pattern),
+        eb('t.product_label', 'ilike', pattern),
+        eb('t.loading_point', 'ilike', pattern),
+        eb('t.unloading_point', 'ilike', pattern),
+      ]),
+    );
+  }
+  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
+  return q.orderBy(SORT_COLUMNS[f.sortBy ?? 'createdAt'], direction).orderBy('t.id', direction);
+}
+
+/** Status history, oldest first, with the name of each author. */
+export function statusHistory(db: Db, transportId: number) {
+  return db
+    .selectFrom('transport_status_history as h')
+    .innerJoin('users as u', 'u.id', 'h.created_by')
+    .leftJoin('actors as a', 'a.id', 'u.actor_id')
+    .select([
+      'h.id',
+      'h.transport_id',
+      'h.from_status',
+      'h.to_status',
+      'h.action',
+      'h.comment',
+      'h.created_at',
+      'u.id as user_id',
+      sql<string>`coalesce(nullif(btrim(concat_ws(' ', a.first_name, a.last_name)), ''), u.username)`.as('user_name'),
+    ])
+    .where('h.transport_id', '=', transportId)
+    .orderBy('h.created_at')
+    .orderBy('h.id')
+    .execute();
+}
+
+/** The active vehicle types offered for new transports, by name. */
+export function activeVehicleTypes(db: Db) {
+  return db
+    .selectFrom('vehicle_types')
+    .select(['id', 'name', 'description', 'max_weight', 'category', 'is_active'])
+    .where('is_active', '=', true)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
+/** A document of a transport the caller may see. */
+export function findVisibleDocument(db: Db, auth: AuthContext, documentId: number) {
+  return db
+    .selectFrom('transport_documents as d')
+    .innerJoin('transports as t', 't.id', 'd.transport_id')
+    .select(['d.filename', 'd.mime_type', 'd.content'])
+    .where('d.id', '=', documentId)
+    .where(ownedBy(auth, 't.created_by'))
+    .executeTakeFirst();
+}
+
+export async function complaintCount(db: Db, transportId: number): Promise<number> {
+  const row = await db
+    .selectFrom('complaints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('transport_id', '=', transportId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,201 @@
+import { AppError, ListError } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { isForeignKeyViolation } from '../../lib/db-errors.js';
+import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { ownedBy } from '../../lib/scope.js';
+import { caller } from '../../plugins/security.js';
+import { screenUploads } from '../../plugins/uploads.js';
+import { documentUrl, toListItem, toTransport } from './mappers.js';
+import {
+  activeVehicleTypes,
+  complaintCount,
+  currentStatus,
+  type Db,
+  findVisible,
+  findVisibleDocument,
+  listQuery,
+  loadTransport,
+  type TransportFilters,
+} from './repository.js';
+import { hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
+import { checkNewCustomer, createTransport, fieldChanges, insertCustomer, requireCustomer, requireVehicleType, updateFields } from './writes.js';
+
+export type TradeTransportOps =
+  | 'createTransport'
+  | 'listTransports'
+  | 'getTransportById'
+  | 'updateTransport'
+  | 'deleteTransport'
+  | 'listVehicleTypes'
+  | 'uploadTransportDocuments'
+  | 'downloadTransportDocument';
+
+/** 400 when the date range is reversed (the schema cannot compare two parameters). */
+export function checkDateRange(f: Pick<TransportFilters, 'startDate' | 'endDate'>): void {
+  if (f.startDate !== undefined && f.endDate !== undefined && new Date(f.startDate) > new Date(f.endDate)) {
+    throw new ListError(400, 'Validation failed', ['query/startDate must not be after endDate']);
+  }
+}
+
+/** The transport as answered after a write (it exists: the caller just wrote it). */
+export async function reload(db: Db, id: number) {
+  const record = await loadTransport(db, id);
+  if (!record) throw transportNotFound(id);
+  return record;
+}
+
+export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
+  async createTransport(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const body = req.body;
+    checkNewCustomer(body.newCustomer);
+    await requireVehicleType(db, body.vehicleTypeId);
+    if (body.customerId != null) await requireCustomer(db, body.customerId);
+    const id = await createTransport(db, auth.userId, body);
+    return { message: 'Transport created', result: toTransport(await reload(db, id)) };
+  },
+
+  async listTransports(req) {
+    const auth = caller(req);
+    const { page = 1, limit = 10, ...filters } = req.query;
+    checkDateRange(filters);
+    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, filters), page, limit);
+    return { message: 'Transports retrieved', result: { data: rows.map(toListItem), meta: pageMeta(total, page, limit) } };
+  },
+
+  async getTransportById(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    if (!(await findVisible(db, auth, id))) throw transportNotFound(id);
+    return { message: 'Transport retrieved', result: toTransport(await reload(db, id)) };
+  },
+
+  async updateTransport(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    const body = req.body;
+    const current = await findVisible(db, auth, id);
+    if (!current) throw transportNotFound(id);
+    if (!USER_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
+    checkNewCustomer(body.newCustomer);
+    if (body.vehicleTypeId !== undefined) await requireVehicleType(db, body.vehicleTypeId);
+    if (body.customerId != null) await requireCustomer(db, body.customerId);
+    await db.transaction().execute(async (trx) => {
+      const set = fieldChanges(body);
+      if (body.newCustomer) set.customer_id = await insertCustomer(trx, body.newCustomer);
+      else if (body.customerId !== undefined) set.customer_id = body.customerId;
+      if (!(await updateFields(trx, id, USER_EDITABLE, set, body))) {
+        const status = await currentStatus(trx, id);
+        throw status === undefined ? transportNotFound(id) : notEditable(id, status);
+      }
+    });
+    return { message: 'Transport updated', result: toTransport(await reload(db, id)) };
+  },
+
+  async deleteTransport(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    const current = await findVisible(db, auth, id);
+    if (!current) throw transportNotFound(id);
+    if (!USER_EDITABLE.includes(current.status)) throw notEditable(id, current.status, 'deleted');
+    const complaints = await complaintCount(db, id);
+    if (complaints > 0) throw hasComplaint(id, complaints);
+    try {
+      // Documents and history go with it (ON DELETE CASCADE); the guard keeps an acted-upon transport.
+      const deleted = await db
+        .deleteFrom('transports')
+        .where('id', '=', id)
+        .where('status', 'in', USER_EDITABLE)
+        .returning('id')
+        .executeTakeFirst();
+      if (!deleted) {
+        const status = await currentStatus(db, id);
+        throw status === undefined ? transportNotFound(id) : notEditable(id, status, 'deleted');
+      }
+    } catch (error) {
+      // A complaint filed between the check and the delete: the foreign key refuses it.
+      if (isForeignKeyViolation(error, 'complaints_transport_id_fkey')) throw hasComplaint(id, await complaintCount(db, id));
+      throw error;
+    }
+    return { message: 'Transport deleted', result: null };
+  },
+
+  async listVehicleTypes(req) {
+    caller(req);
+    const rows = await activeVehicleTypes(req.server.db);
+    return {
+      message: 'Vehicle types retrieved',
+      result: rows.map((v) => ({
+        id: v.id,
+        name: v.name,
+        description: v.description,
+        maxWeight: v.max_weight,
+        category: v.category,
+        isActive: v.is_active,
+      })),
+    };
+  },
+
+  async uploadTransportDocuments(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { transportId, documentType } = req.body;
+    const { accepted, rejected } = screenUploads(req);
+    const uploaded = await db.transaction().execute(async (trx) => {
+      // Locked so that the transport cannot be archived or deleted while its documents are stored.
+      const transport = await trx
+        .selectFrom('transports as t')
+        .select(['t.id', 't.status'])
+        .where('t.id', '=', transportId)
+        .where(ownedBy(auth, 't.created_by'))
+        .forShare()
+        .executeTakeFirst();
+      if (!transport) throw transportNotFound(transportId);
+      if (!NOT_ARCHIVED.includes(transport.status)) throw notEditable(transportId, transport.status);
+      if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
+      const rows = [];
+      for (const file of accepted) {
+        const row = await trx
+          .insertInto('transport_documents')
+          .values({
+            transport_id: transportId,
+            type: documentType,
+            filename: file.filename,
+            mime_type: file.detectedType,
+            size: file.bytes.length,
+            content: file.bytes,
+            uploaded_by: auth.userId,
+          })
+          .returning(['id', 'filename', 'mime_type', 'size'])
+          .executeTakeFirstOrThrow();
+        rows.push(row);
+      }
+      return rows;
+    });
+    return {
+      message: `${uploaded.length} of ${uploaded.length + rejected.length} files uploaded`,
+      result: {
+        uploaded: uploaded.map((d) => ({
+          id: d.id,
+          filename: d.filename,
+          type: d.mime_type as 'application/pdf' | 'image/jpeg' | 'image/png',
+          size: d.size,
+          url: documentUrl(d.id),
+        })),
+        errors: rejected,
+      },
+    };
+  },
+
+  async downloadTransportDocument(req) {
+    const auth = caller(req);
+    const { id } = req.params;
+    const doc = await findVisibleDocument(req.server.db, auth, id);
+    if (!doc) throw new AppError('DOCUMENT_NOT_FOUND', { documentId: id }, 'Document not found');
+    return { file: { filename: doc.filename, contentType: doc.mime_type, body: doc.content } };
+  },
+};

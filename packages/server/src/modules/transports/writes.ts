@@ -1,0 +1,188 @@
+import type { components } from '@transport-ops/contract';
+import { sql, type UpdateObject } from 'kysely';
+import type { Database, TransportStatus } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
+import type { Db } from './repository.js';
+import { customerNotFound, missingCustomerInfo, vehicleTypeNotFound } from './rules.js';
+
+type Schemas = components['schemas'];
+type NewCustomer = Schemas['TransportNewCustomer'];
+type FieldChanges = Schemas['TransportAdminUpdateRequest'];
+
+const hasContact = (c: { email?: string | null; phone?: string | null }) =>
+  Boolean(c.email?.trim()) || Boolean(c.phone?.trim());
+
+/** 400 MISSING_CUSTOMER_INFO for a new customer with neither e-mail nor phone. */
+export function checkNewCustomer(customer: NewCustomer | undefined): void {
+  if (customer && !hasContact(customer)) throw missingCustomerInfo('newCustomer must have an email or a phone');
+}
+
+/** 404 VEHICLE_TYPE_NOT_FOUND unless the type exists and is active (or is `keepId`, the transport's current type). */
+export async function requireVehicleType(db: Db, id: number, keepId?: number): Promise<void> {
+  const row = await db.selectFrom('vehicle_types').select('is_active').where('id', '=', id).executeTakeFirst();
+  if (!row || (!row.is_active && id !== keepId)) throw vehicleTypeNotFound(id);
+}
+
+/** 404 CUSTOMER_NOT_FOUND unless the actor is an active customer; 400 MISSING_CUSTOMER_INFO without contact. */
+export async function requireCustomer(db: Db, id: number): Promise<void> {
+  const row = await db
+    .selectFrom('actors')
+    .select(['email', 'phone'])
+    .where('id', '=', id)
+    .where('actor_role', '=', 'CUSTOMER')
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+  if (!row) throw customerNotFound(id);
+  if (!hasContact(row)) throw missingCustomerInfo(`customer ${id} has neither an email nor a phone`);
+}
+
+export async function insertCustomer(trx: Db, c: NewCustomer): Promise<number> {
+  const row = await trx
+    .insertInto('actors')
+    .values({
+      actor_role: 'CUSTOMER',
+      first_name: c.firstName,
+      last_name: c.lastName,
+      email: c.email ?? null,
+      phone: c.phone ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertHistory(
+  trx: Db,
+  entry: { transportId: number; from: TransportStatus | null; to: TransportStatus; action: Schemas['TransportHistoryAction']; comment?: string | null; userId: number },
+): Promise<void> {
+  await trx
+    .insertInto('transport_status_history')
+    .values({
+      transport_id: entry.transportId,
+      from_status: entry.from,
+      to_status: entry.to,
+      action: entry.action,
+      comment: entry.comment ?? null,
+      created_by: entry.userId,
+    })
+    .execute();
+}
+
+/** Maps a lost race on a referenced row (deleted meanwhile) to the contract's not-found code. */
+function referenceError(error: unknown, input: { vehicleTypeId?: number; customerId?: number | null }): unknown {
+  if (isForeignKeyViolation(error, 'transports_vehicle_type_id_fkey') && input.vehicleTypeId !== undefined) {
+    return vehicleTypeNotFound(input.vehicleTypeId);
+  }
+  if (isForeignKeyViolation(error, 'transports_customer_id_fkey') && typeof input.customerId === 'number') {
+    return customerNotFound(input.customerId);
+  }
+  return error;
+}
+
+/** The loading number named by a unique violation ("Key (loading_number)=(TRP-...) already exists."). */
+function takenNumber(error: unknown): string {
+  const detail = (error as { detail?: string }).detail ?? '';
+  return /=\(([^)]*)\)/.exec(detail)?.[1] ?? 'unknown';
+}
+
+/**
+ * Inserts the transport (loading number from the column default, i.e. the sequence), its new
+ * customer if any, and the CREATE history entry, in one transaction. A loading number already
+ * taken outside the sequence is retried once with the next number, then answered 409.
+ */
+export async function createTransport(db: Db, userId: number, body: Schemas['TransportCreateRequest']): Promise<number> {
+  const total =
+    body.totalProductValue ??
+    (body.productQuantity !== undefined && body.averageUnitPrice !== undefined ? body.productQuantity * body.averageUnitPrice : null);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const customerId = body.newCustomer ? await insertCustomer(trx, body.newCustomer) : (body.customerId ?? null);
+        const row = await trx
+          .insertInto('transports')
+          .values({
+            charger_first_name: body.chargerFirstName,
+            charger_last_name: body.chargerLastName,
+            charger_phone: body.chargerPhone ?? null,
+            charger_email: body.chargerEmail ?? null,
+            vehicle_type_id: body.vehicleTypeId,
+            loading_point: body.loadingPoint,
+            unloading_point: body.unloadingPoint ?? null,
+            vehicle_plate_number: body.vehiclePlateNumber ?? null,
+            product_label: body.productLabel ?? null,
+            product_quantity: body.productQuantity ?? null,
+            average_weight: body.averageWeight ?? null,
+            average_unit_price: body.averageUnitPrice ?? null,
+            total_product_value: total,
+            customer_id: customerId,
+            created_by: userId,
+          })
+          .returning(['id', 'loading_number', 'status'])
+          .executeTakeFirstOrThrow();
+        await insertHistory(trx, { transportId: row.id, from: null, to: row.status, action: 'CREATE', userId });
+        return row.id;
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error, 'transports_loading_number_key')) throw referenceError(error, body);
+      if (attempt >= 2) {
+        const loadingNumber = takenNumber(error);
+        throw new AppError('LOADING_NUMBER_EXISTS', { loadingNumber }, 'Loading number already exists');
+      }
+    }
+  }
+}
+
+/**
+ * The column changes of a PATCH: only the fields sent. When `totalProductValue` is not sent but the
+ * quantity or the unit price is, the total is recomputed in SQL from the new and stored values, so
+ * that two concurrent changes cannot combine stale values.
+ */
+export function fieldChanges(body: FieldChanges): UpdateObject<Database, 'transports'> {
+  const set: UpdateObject<Database, 'transports'> = {};
+  if (body.chargerFirstName !== undefined) set.charger_first_name = body.chargerFirstName;
+  if (body.chargerLastName !== undefined) set.charger_last_name = body.chargerLastName;
+  if (body.chargerPhone !== undefined) set.charger_phone = body.chargerPhone;
+  if (body.chargerEmail !== undefined) set.charger_email = body.chargerEmail;
+  if (body.vehicleTypeId !== undefined) set.vehicle_type_id = body.vehicleTypeId;
+  if (body.loadingPoint !== undefined) set.loading_point = body.loadingPoint;
+  if (body.unloadingPoint !== undefined) set.unloading_point = body.unloadingPoint;
+  if (body.vehiclePlateNumber !== undefined) set.vehicle_plate_number = body.vehiclePlateNumber;
+  if (body.productLabel !== undefined) set.product_label = body.productLabel;
+  if (body.productQuantity !== undefined) set.product_quantity = body.productQuantity;
+  if (body.averageWeight !== undefined) set.average_weight = body.averageWeight;
+  if (body.averageUnitPrice !== undefined) set.average_unit_price = body.averageUnitPrice;
+  if (body.totalProductValue !== undefined) {
+    set.total_product_value = body.totalProductValue;
+  } else if (body.productQuantity !== undefined || body.averageUnitPrice !== undefined) {
+    const quantity = body.productQuantity !== undefined ? sql`${body.productQuantity}::float8` : sql.ref('product_quantity');
+    const price = body.averageUnitPrice !== undefined ? sql`${body.averageUnitPrice}::float8` : sql.ref('average_unit_price');
+    set.total_product_value = sql<number | null>`${quantity} * ${price}`;
+  }
+  return set;
+}
+
+/**
+ * Applies changes to a transport only while its status is one of `editable` (guarded in the
+ * UPDATE itself, so a concurrent action cannot slip in between). Returns false when the guard failed.
+ */
+export async function updateFields(
+  trx: Db,
+  id: number,
+  editable: TransportStatus[],
+  set: UpdateObject<Database, 'transports'>,
+  input: { vehicleTypeId?: number; customerId?: number | null },
+): Promise<boolean> {
+  try {
+    const row = await trx
+      .updateTable('transports')
+      .set({ ...set, updated_at: new Date() })
+      .where('id', '=', id)
+      .where('status', 'in', editable)
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  } catch (error) {
+    throw referenceError(error, input);
+  }
+}

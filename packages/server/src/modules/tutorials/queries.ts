@@ -1,0 +1,115 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema.js';
+
+export type Db = Kysely<Database>;
+
+/**
+ * The tutorials with what every shape shows: category, author and statistics. The statistics are
+ * aggregated in SQL from the progress records (a lateral subquery: one row per tutorial, zeros
+ * when nobody opened it). `viewsCount` is the number of users who opened the tutorial.
+ */
+export function selectTutorials(db: Db) {
+  return db
+    .selectFrom('tutorials as t')
+    .innerJoin('categories as c', 'c.id', 't.category_id')
+    .innerJoin('users as u', 'u.id', 't.author_id')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .leftJoin('actors as a', 'a.id', 'u.actor_id')
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('tutorial_progress as sp')
+          .whereRef('sp.tutorial_id', '=', 't.id')
+          .select([
+            sql<number>`count(*)::int`.as('views_count'),
+            sql<number>`(count(*) filter (where sp.completed_at is not null))::int`.as('completions_count'),
+            sql<number | null>`round(avg(sp.rating), 1)::float8`.as('average_rating'),
+            sql<number>`count(sp.rating)::int`.as('ratings_count'),
+            sql<number | null>`round(avg(sp.time_spent) filter (where sp.completed_at is not null))::int`.as(
+              'average_completion_time',
+            ),
+          ])
+          .as('s'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      't.id',
+      't.public_id',
+      't.title',
+      't.description',
+      't.summary',
+      't.difficulty',
+      't.duration',
+      't.estimated_time',
+      't.status',
+      't.thumbnail',
+      't.created_at',
+      't.updated_at',
+      'c.id as category_id',
+      'c.name as category_name',
+      'c.description as category_description',
+      'c.color as category_color',
+      'c.icon as category_icon',
+      'u.id as author_id',
+      'u.username as author_username',
+      'r.name as author_role',
+      'a.first_name as author_first_name',
+      'a.last_name as author_last_name',
+      's.views_count',
+      's.completions_count',
+      's.average_rating',
+      's.ratings_count',
+      's.average_completion_time',
+    ]);
+}
+
+export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
+
+/** `%` and `_` of the user's text match themselves. */
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export interface TagRow {
+  id: number;
+  name: string;
+  color: string | null;
+}
+
+/** The tags of each tutorial, by name. */
+export async function tagsByTutorial(db: Db, tutorialIds: number[]): Promise<Map<number, TagRow[]>> {
+  const byTutorial = new Map<number, TagRow[]>();
+  if (tutorialIds.length === 0) return byTutorial;
+  const rows = await db
+    .selectFrom('tutorial_tags as tt')
+    .innerJoin('tags as g', 'g.id', 'tt.tag_id')
+    .select(['tt.tutorial_id', 'g.id', 'g.name', 'g.color'])
+    .where('tt.tutorial_id', 'in', tutorialIds)
+    .orderBy('g.name')
+    .orderBy('g.id')
+    .execute();
+  for (const { tutorial_id, ...tag } of rows) {
+    const list = byTutorial.get(tutorial_id) ?? [];
+    list.push(tag);
+    byTutorial.set(tutorial_id, list);
+  }
+  return byTutorial;
+}
+
+/** Chapters of a tutorial in reading order. */
+export function chaptersOf(db: Db, tutorialId: number) {
+  return db
+    .selectFrom('tutorial_chapters')
+    .select(['id', 'title', 'start_time', 'duration', 'description'])
+    .where('tutorial_id', '=', tutorialId)
+    .orderBy('position')
+    .execute();
+}
+
+/** Number of chapters of the tutorial `t`. */
+export const chaptersCount = sql<number>`(select count(*)::int from tutorial_chapters ch where ch.tutorial_id = t.id)`;
+
+/** Number of chapters of the tutorial `t` listed among the viewed chapters of the progress record `p`. */
+export const viewedCount = sql<number>`(select count(*)::int from tutorial_chapters ch
+  where ch.tutorial_id = t.id and ch.id = any(p.viewed_chapter_ids))`;
+
+/** Viewed chapters / chapters × 100, rounded down. */
+export const percentage = (viewed: number, total: number) => (total === 0 ? 0 : Math.floor((viewed * 100) / total));

@@ -1,0 +1,212 @@
+import type { components } from '@transport-ops/contract';
+import { sql } from 'kysely';
+import type { Difficulty, TutorialDuration } from '../../db/schema.js';
+import { fetchPage } from '../../lib/paging.js';
+import { iso } from '../../lib/time.js';
+import { toFullTutorial, toListItem } from './mappers.js';
+import { chaptersCount, chaptersOf, type Db, likePattern, percentage, selectTutorials, tagsByTutorial, viewedCount } from './queries.js';
+
+type S = components['schemas'];
+
+/** Published tutorials with the caller's progress record (`p`, absent when they never opened it). */
+function selectPublished(db: Db, userId: number) {
+  return selectTutorials(db)
+    .leftJoin('tutorial_progress as p', (join) => join.onRef('p.tutorial_id', '=', 't.id').on('p.user_id', '=', userId))
+    .select(['p.completed_at as my_completed_at', 'p.last_viewed_at as my_last_viewed_at'])
+    .where('t.status', '=', 'PUBLISHED');
+}
+
+export interface ListFilters {
+  page: number;
+  limit: number;
+  category?: number;
+  difficulty?: Difficulty;
+  duration?: TutorialDuration;
+  search?: string;
+  tagIds: number[];
+  sortBy: 'recent' | 'popular' | 'rating' | 'duration';
+}
+
+/** Tutorials carrying at least one of the tags. */
+const withAnyTag = (tagIds: number[]) =>
+  sql<boolean>`exists (select 1 from tutorial_tags ft where ft.tutorial_id = t.id and ft.tag_id in (${sql.join(tagIds)}))`;
+
+export async function listPublished(db: Db, userId: number, f: ListFilters) {
+  let query = selectPublished(db, userId);
+  if (f.category !== undefined) query = query.where('t.category_id', '=', f.category);
+  if (f.difficulty !== undefined) query = query.where('t.difficulty', '=', f.difficulty);
+  if (f.duration !== undefined) query = query.where('t.duration', '=', f.duration);
+  if (f.search !== undefined) {
+    const pattern = likePattern(f.search);
+    query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
+  }
+  if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));
+  if (f.sortBy === 'popular') query = query.orderBy('s.views_count', 'desc');
+  else if (f.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
+  else if (f.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
+  else query = query.orderBy('t.created_at', 'desc');
+  const { rows, total } = await fetchPage(query.orderBy('t.id', 'desc'), f.page, f.limit);
+  const tags = await tagsByTutorial(db, rows.map((r) => r.id));
+  return { data: rows.map((r) => toListItem(r, tags.get(r.id))), total };
+}
+
+/**
+ * Counts the caller as a viewer of a published tutorial and sets their `lastViewedAt` (the first
+ * view creates their progress record). False when no published tutorial has this id.
+ */
+export async function recordView(db: Db, tutorialId: number, userId: number): Promise<boolean> {
+  const row = await db
+    .insertInto('tutorial_progress')
+    .columns(['tutorial_id', 'user_id'])
+    .expression(
+      db
+        .selectFrom('tutorials')
+        .select(['id', sql<number>`${userId}::int`.as('user_id')])
+        .where('id', '=', tutorialId)
+        .where('status', '=', 'PUBLISHED'),
+    )
+    .onConflict((oc) => oc.columns(['tutorial_id', 'user_id']).doUpdateSet({ last_viewed_at: sql`now()` }))
+    .returning('tutorial_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findPublishedDetail(db: Db, tutorialId: number, userId: number): Promise<S['TutorialDetail'] | undefined> {
+  const row = await selectPublished(db, userId)
+    .leftJoin('tutorial_chapters as cc', (join) => join.onRef('cc.tutorial_id', '=', 't.id').onRef('cc.id', '=', 'p.current_chapter_id'))
+    .select([
+      't.content',
+      't.video',
+      't.attachments',
+      't.category_id as tutorial_category_id',
+      'p.time_spent',
+      'p.rating',
+      'cc.id as current_chapter_id',
+      'cc.title as current_chapter_title',
+      chaptersCount.as('chapters_count'),
+      viewedCount.as('viewed_count'),
+    ])
+    .where('t.id', '=', tutorialId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const [tags, chapters, prerequisites, related] = await Promise.all([
+    tagsByTutorial(db, [row.id]),
+    chaptersOf(db, row.id),
+    publishedPrerequisites(db, row.id, userId),
+    relatedTutorials(db, row.id, row.category_id),
+  ]);
+  const isCompleted = row.my_completed_at !== null;
+  const lastViewedAt = iso(row.my_last_viewed_at);
+  return {
+    ...toFullTutorial(row, tags.get(row.id), chapters),
+    prerequisites,
+    relatedTutorials: related,
+    userProgress: {
+      isCompleted,
+      completionPercentage: percentage(row.viewed_count, row.chapters_count),
+      lastViewedAt,
+      timeSpent: row.time_spent ?? 0,
+      currentChapter: row.current_chapter_id === null ? null : { id: row.current_chapter_id, title: row.current_chapter_title! },
+      userRating: row.rating ?? null,
+    },
+    isCompleted,
+    lastViewedAt,
+  };
+}
+
+/** SQL: has the user completed the tutorial whose id is in `column`? */
+const completedBy = (userId: number, column: string) =>
+  sql<boolean>`exists (select 1 from tutorial_progress cp
+    where cp.tutorial_id = ${sql.ref(column)} and cp.user_id = ${userId} and cp.completed_at is not null)`;
+
+/** The published prerequisites of a tutorial, with the user's completion (drafts are neither shown nor required). */
+function publishedPrerequisites(db: Db, tutorialId: number, userId: number) {
+  return db
+    .selectFrom('tutorial_prerequisites as tp')
+    .innerJoin('tutorials as pt', 'pt.id', 'tp.prerequisite_id')
+    .select(['pt.id', 'pt.title', completedBy(userId, 'pt.id').as('isCompleted')])
+    .where('tp.tutorial_id', '=', tutorialId)
+    .where('pt.status', '=', 'PUBLISHED')
+    .orderBy('pt.id')
+    .execute();
+}
+
+/** Up to 5 other published tutorials of the category: most shared tags first, then the most viewed. */
+async function relatedTutorials(db: Db, tutorialId: number, categoryId: number): Promise<S['TutorialRelated'][]> {
+  const rows = await db
+    .selectFrom('tutorials as o')
+    .select(['o.id', 'o.title', 'o.difficulty', 'o.estimated_time'])
+    .where('o.status', '=', 'PUBLISHED')
+    .where('o.category_id', '=', categoryId)
+    .where('o.id', '<>', tutorialId)
+    .orderBy(
+      sql`(select count(*) from tutorial_tags mine join tutorial_tags theirs on theirs.tag_id = mine.tag_id
+        where mine.tutorial_id = ${tutorialId} and theirs.tutorial_id = o.id)`,
+      'desc',
+    )
+    .orderBy(sql`(select count(*) from tutorial_progress v where v.tutorial_id = o.id)`, 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(5)
+    .execute();
+  return rows.map((r) => ({ id: r.id, title: r.title, difficulty: r.difficulty, estimatedTime: r.estimated_time }));
+}
+
+/** Active tutorial categories by name, with the number of published tutorials in each. */
+export async function listCategories(db: Db): Promise<S['TutorialCategory'][]> {
+  const rows = await db
+    .selectFrom('categories as c')
+    .leftJoin('tutorials as t', (join) => join.onRef('t.category_id', '=', 'c.id').on('t.status', '=', 'PUBLISHED'))
+    .select(['c.id', 'c.name', 'c.description', 'c.color', 'c.icon', sql<number>`count(t.id)::int`.as('tutorials_count')])
+    .where('c.scope', '=', 'TUTORIAL')
+    .where('c.is_active', '=', true)
+    .groupBy('c.id')
+    .orderBy('c.name')
+    .orderBy('c.id')
+    .execute();
+  return rows.map((c) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description ?? '',
+    color: c.color ?? '#607D8B',
+    icon: c.icon ?? 'folder',
+    tutorialsCount: c.tutorials_count,
+    isActive: true,
+  }));
+}
+
+export interface SearchFilters {
+  q: string;
+  page: number;
+  limit: number;
+  difficulty: Difficulty[];
+  duration: TutorialDuration[];
+  tagIds: number[];
+  minRating?: number;
+  maxDuration?: number;
+}
+
+/** Full-text search over the published tutorials, ranked by `ts_rank` (title A > description B > content C). */
+export async function searchPublished(db: Db, f: SearchFilters): Promise<{ data: S['TutorialSearchItem'][]; total: number }> {
+  const tsquery = sql`websearch_to_tsquery('english', ${f.q})`;
+  let query = selectTutorials(db)
+    .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
+    .where('t.status', '=', 'PUBLISHED')
+    .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
+  if (f.difficulty.length > 0) query = query.where('t.difficulty', 'in', f.difficulty);
+  if (f.duration.length > 0) query = query.where('t.duration', 'in', f.duration);
+  if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));
+  if (f.minRating !== undefined) query = query.where('s.average_rating', '>=', f.minRating);
+  if (f.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', f.maxDuration);
+  const { rows, total } = await fetchPage(query.orderBy('rank', 'desc').orderBy('t.id', 'desc'), f.page, f.limit);
+  const data = rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    description: r.description ?? '',
+    difficulty: r.difficulty,
+    duration: r.duration,
+    estimatedTime: r.estimated_time,
+    averageRating: r.average_rating ?? null,
+    relevanceScore: r.rank / (r.rank + 1),
+  }));
+  return { data, total };
+}

@@ -1,0 +1,86 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+import { organizationId } from './fixtures.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+/** Counts of one family straight from the table, optionally of some organizations only. */
+async function family(role: 'ADMIN' | 'AGENT' | 'CUSTOMER', organizations?: number[]) {
+  let query = t.db.selectFrom('actors').select(['is_active']).where('actor_role', '=', role);
+  if (organizations) query = query.where('organization_id', 'in', organizations);
+  const rows = await query.execute();
+  const active = rows.filter((r) => r.is_active).length;
+  return { total: rows.length, active, inactive: rows.length - active };
+}
+
+describe('GET /admin/actors/stats (getActorStats)', () => {
+  it('counts every family, recent customers and the top customers for a supervisor', async () => {
+    // One inactive customer and one new one, so that every counter has something to count.
+    const supervisor = await t.token('supervisor');
+    const created = await t.call('createCustomer', { token: supervisor, body: { firstName: 'New', lastName: 'Customer', phone: '+33700000001' } });
+    await t.call('deactivateCustomer', { token: supervisor, params: { id: created.body.result.id } });
+
+    const res = await t.call('getActorStats', { token: supervisor, query: { days: 30, top: 3 } });
+    expect(res.status).toBe(200);
+    const stats = res.body.result;
+    expect(stats.admins).toEqual(await family('ADMIN'));
+    expect(stats.agents).toEqual(await family('AGENT'));
+    expect(stats.customers).toEqual(await family('CUSTOMER'));
+    expect(stats.customers.inactive).toBeGreaterThanOrEqual(1);
+
+    const recent = await t.db
+      .selectFrom('actors')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('actor_role', '=', 'CUSTOMER')
+      .where('created_at', '>=', new Date(Date.now() - 30 * 86_400_000))
+      .executeTakeFirstOrThrow();
+    expect(stats.newCustomers).toEqual({ days: 30, count: recent.n });
+
+    const top = await t.db
+      .selectFrom('transports as tr')
+      .innerJoin('actors as a', 'a.id', 'tr.customer_id')
+      .groupBy(['a.id', 'a.first_name', 'a.last_name'])
+      .select(['a.id', 'a.first_name as firstName', 'a.last_name as lastName', sql<number>`count(*)::int`.as('transportsCount')])
+      .orderBy(sql`count(*)`, 'desc')
+      .orderBy('a.id')
+      .limit(3)
+      .execute();
+    expect(top.length).toBeGreaterThan(0);
+    expect(stats.topCustomers).toEqual(top);
+  });
+
+  it('limits a team manager\'s agents and top customers to their organization subtree', async () => {
+    const alpha = await organizationId(t, 'TOG-FRN-ALPHA');
+    const res = await t.call('getActorStats', { token: await t.token('manager') });
+    expect(res.status).toBe(200);
+    const stats = res.body.result;
+    expect(stats.agents).toEqual(await family('AGENT', [alpha]));
+    expect(stats.admins).toEqual(await family('ADMIN'));
+    expect(stats.newCustomers.days).toBe(30);
+
+    const top = await t.db
+      .selectFrom('transports as tr')
+      .innerJoin('users as u', 'u.id', 'tr.created_by')
+      .innerJoin('actors as a', 'a.id', 'tr.customer_id')
+      .where('u.organization_id', '=', alpha)
+      .groupBy(['a.id', 'a.first_name', 'a.last_name'])
+      .select(['a.id', 'a.first_name as firstName', 'a.last_name as lastName', sql<number>`count(*)::int`.as('transportsCount')])
+      .orderBy(sql`count(*)`, 'desc')
+      .orderBy('a.id')
+      .limit(5)
+      .execute();
+    expect(stats.topCustomers).toEqual(top);
+  });
+
+  it('refuses days out of range with 400 and an agent with 403', async () => {
+    expect((await t.call('getActorStats', { token: await t.token('admin'), query: { days: 0 } })).status).toBe(400);
+    expect((await t.call('getActorStats', { token: await t.token('admin'), query: { top: 51 } })).status).toBe(400);
+    expect((await t.call('getActorStats', { token: await t.token('agent') })).status).toBe(403);
+  });
+});

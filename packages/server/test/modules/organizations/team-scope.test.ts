@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+import { actorIdOf, organizationId } from '../actors/fixtures.js';
+
+// Moving Team Beta changes every team scope: this file holds only that scenario.
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+describe('the organization tree drives team scope', () => {
+  it('shows the manager of Team Alpha agent2 once Team Beta is moved under Team Alpha', async () => {
+    const alpha = await organizationId(t, 'TOG-FRN-ALPHA');
+    const beta = await organizationId(t, 'TOG-FRN-BETA');
+    const agent = await actorIdOf(t, 'agent');
+    const agent2 = await actorIdOf(t, 'agent2');
+    const manager = await t.token('manager');
+    const listIds = async () => {
+      const res = await t.call('listAgents', { token: manager, query: { limit: 100 } });
+      expect(res.status).toBe(200);
+      return res.body.result.data.map((a: { id: number }) => a.id);
+    };
+
+    // Before: Team Alpha only.
+    expect(await listIds()).toContain(agent);
+    expect(await listIds()).not.toContain(agent2);
+    expect((await t.call('getAgentById', { token: manager, params: { id: agent } })).status).toBe(200);
+    expect((await t.call('getAgentById', { token: manager, params: { id: agent2 } })).status).toBe(404);
+    expect((await t.call('getOrganizationById', { token: manager, params: { id: beta } })).status).toBe(404);
+
+    const moved = await t.call('updateOrganization', { token: await t.token('admin'), params: { id: beta }, body: { parentId: alpha } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.result.parent).toEqual({ id: alpha, name: 'Team Alpha' });
+    expect(moved.body.result.path.map((p: { name: string }) => p.name)).toEqual(['Transport Ops Group', 'France North Region', 'Team Alpha']);
+
+    // After: the same token (its organization is Team Alpha) now reaches Team Beta's agents.
+    expect(await listIds()).toEqual(expect.arrayContaining([agent, agent2]));
+    const seen = await t.call('getAgentById', { token: manager, params: { id: agent2 } });
+    expect(seen.status).toBe(200);
+    expect(seen.body.result).toMatchObject({ id: agent2, lastName: 'El Idrissi', organization: { id: beta, name: 'Team Beta' } });
+    const org = await t.call('getOrganizationById', { token: manager, params: { id: beta } });
+    expect(org.status).toBe(200);
+    const alphaDetail = await t.call('getOrganizationById', { token: manager, params: { id: alpha } });
+    expect(alphaDetail.body.result.children).toEqual([{ id: beta, name: 'Team Beta', type: 'TEAM' }]);
+
+    const stats = await t.call('getActorStats', { token: manager });
+    const agents = await t.db.selectFrom('actors').select('id').where('actor_role', '=', 'AGENT').where('organization_id', 'in', [alpha, beta]).execute();
+    expect(stats.body.result.agents.total).toBe(agents.length);
+  });
+});

@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+
+let t: TestApp;
+let supervisor: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  supervisor = await t.token('supervisor');
+});
+afterAll(async () => t?.close());
+
+let counter = 0;
+const uniqueName = (prefix = 'tag') => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
+const create = (body: object, token = supervisor) => t.call('createConfigTag', { body, token });
+const rowsNamed = (name: string) =>
+  t.db.selectFrom('tags').selectAll().where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase()).execute();
+const seeded = (name: string) => t.db.selectFrom('tags').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+
+describe('GET /admin/configurations/tags', () => {
+  it('pages through the tags with their usage by topics, announcements and tutorials', async () => {
+    const res = await t.call('listConfigTags', { query: { limit: 100 }, token: supervisor });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const data = res.body.result.data as { name: string; usageCount: number; color: string }[];
+    // safety: one forum topic, two announcements, one tutorial.
+    expect(data.find((g) => g.name === 'safety')).toMatchObject({ usageCount: 4, color: '#FF5722', isActive: true });
+    // training: three tutorials only.
+    expect(data.find((g) => g.name === 'training')?.usageCount).toBe(3);
+    expect(res.body.result.meta).toMatchObject({ current_page: 1, limit: 100, total: data.length });
+  });
+
+  it('filters by activity and by text in the name, case-insensitively', async () => {
+    const byName = await t.call('listConfigTags', { query: { search: 'ROUTE' }, token: supervisor });
+    expect(byName.body.result.data.map((g: { name: string }) => g.name)).toEqual(['route-planning']);
+
+    const created = await create({ name: uniqueName('dormant'), isActive: false });
+    const inactive = await t.call('listConfigTags', { query: { isActive: false, limit: 100 }, token: supervisor });
+    expect(inactive.body.result.data.every((g: { isActive: boolean }) => !g.isActive)).toBe(true);
+    expect(inactive.body.result.data.map((g: { id: number }) => g.id)).toContain(created.body.result.id);
+    const active = await t.call('listConfigTags', { query: { isActive: true, limit: 100 }, token: supervisor });
+    expect(active.body.result.data.map((g: { id: number }) => g.id)).not.toContain(created.body.result.id);
+  });
+
+  it('treats % and _ in the search text literally', async () => {
+    const res = await t.call('listConfigTags', { query: { search: '_' }, token: supervisor });
+    expect(res.status).toBe(200);
+    expect(res.body.result.data.every((g: { name: string }) => g.name.includes('_'))).toBe(true);
+  });
+
+  it('sorts by usageCount, name or creation time and pages', async () => {
+    const byUsage = await t.call('listConfigTags', { query: { sortBy: 'usageCount', limit: 100 }, token: supervisor });
+    const usage = byUsage.body.result.data.map((g: { usageCount: number }) => g.usageCount);
+    expect(usage).toEqual([...usage].sort((a, b) => b - a));
+    expect(usage[0]).toBe(4);
+
+    const byName = await t.call('listConfigTags', { query: { sortBy: 'name', sortOrder: 'ASC', limit: 100 }, token: supervisor });
+    const seededNames = ['customs', 'fuel', 'maintenance', 'platform', 'regulation', 'route-planning', 'safety', 'tips', 'training', 'urgent'];
+    const names = byName.body.result.data.map((g: { name: string }) => g.name);
+    expect(names.filter((n: string) => seededNames.includes(n))).toEqual(seededNames);
+
+    const newest = await create({ name: uniqueName('newest') });
+    const byDate = await t.call('listConfigTags', { query: { limit: 1 }, token: supervisor });
+    expect(byDate.body.result.data[0].id).toBe(newest.body.result.id);
+
+    const page2 = await t.call('listConfigTags', { query: { limit: 3, page: 2, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
+    const all = await t.call('listConfigTags', { query: { limit: 100, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
+    expect(page2.body.result.data.map((g: { id: number }) => g.id)).toEqual(
+      all.body.result.data.slice(3, 6).map((g: { id: number }) => g.id),
+    );
+    expect(page2.body.result.meta).toMatchObject({ current_page: 2, limit: 3 });
+  });
+
+  it('refuses agents and team managers with 403 FORBIDDEN, and anonymous callers with 401', async () => {
+    for (const user of ['agent', 'manager'] as const) {
+      const res = await t.call('listConfigTags', { token: await t.token(user) });
+      expect(res.status).toBe(403);
+      expect(res.body.errors.code).toBe('FORBIDDEN');
+    }
+    expect((await t.call('listConfigTags', {})).status).toBe(401);
+  });
+});
+
+describe('POST /admin/configurations/tags', () => {
+  it('creates a tag with the defaults for the omitted fields', async () => {
+    const name = uniqueName('cold-chain');
+    const res = await create({ name });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.result).toMatchObject({ name, color: '#607D8B', isActive: true, usageCount: 0 });
+    expect(await rowsNamed(name)).toHaveLength(1);
+  });
+
+  it('stores the given colour and activity', async () => {
+    const res = await create({ name: uniqueName('night'), color: '#3949AB', isActive: false });
+    expect(res.status).toBe(201);
+    expect(res.body.result).toMatchObject({ color: '#3949AB', isActive: false });
+  });
+
+  it('refuses a name already used, whatever its case, with 409 ALREADY_EXISTS', async () => {
+    const res = await create({ name: 'Customs' });
+    expect(res.status).toBe(409);
+    expect(res.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'tag', field: 'name', value: 'Customs' });
+    expect(await rowsNamed('customs')).toHaveLength(1);
+  });
+
+  it('lets exactly one of concurrent creations of the same name win, even in different cases', async () => {
+    const name = uniqueName('race');
+    const results = await Promise.all([create({ name }), create({ name }), create({ name: name.toUpperCase() })]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    expect(await rowsNamed(name)).toHaveLength(1);
+  });
+
+  it('refuses agents and team managers with 403 FORBIDDEN', async () => {
+    const name = uniqueName('forbidden');
+    for (const user of ['agent', 'manager'] as const) {
+      const res = await create({ name }, await t.token(user));
+      expect(res.status).toBe(403);
+    }
+    expect(await rowsNamed(name)).toHaveLength(0);
+  });
+});
+
+describe('GET /admin/configurations/tags/{id}', () => {
+  it('returns a tag with its usage count', async () => {
+    const row = await seeded('platform');
+    const res = await t.call('getConfigTagById', { params: { id: row.id }, token: supervisor });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toMatchObject({ id: row.id, name: 'platform', color: '#4CAF50', isActive: true, usageCount: 4 });
+  });
+
+  it('answers 404 RESOURCE_NOT_FOUND for an unknown id', async () => {
+    const res = await t.call('getConfigTagById', { params: { id: 999999 }, token: supervisor });
+    expect(res.status).toBe(404);
+    expect(res.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'tag', id: 999999 });
+  });
+
+  it('refuses agents and team managers with 403 FORBIDDEN', async () => {
+    for (const user of ['agent', 'manager'] as const) {
+      const res = await t.call('getConfigTagById', { params: { id: 1 }, token: await t.token(user) });
+      expect(res.status).toBe(403);
+    }
+  });
+});
+
+describe('PATCH /admin/configurations/tags/{id}', () => {
+  it('changes only the fields sent', async () => {
+    const created = await create({ name: uniqueName('editable'), color: '#111111' });
+    const id = created.body.result.id;
+    const res = await t.call('updateConfigTag', { params: { id }, body: { color: '#2E7D32' }, token: supervisor });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result).toMatchObject({ id, name: created.body.result.name, color: '#2E7D32' });
+    const renamed = await t.call('updateConfigTag', { params: { id }, body: { name: `${created.body.result.name}-x` }, token: supervisor });
+    expect(renamed.body.result).toMatchObject({ name: `${created.body.result.name}-x`, color: '#2E7D32' });
+    const row = await t.db.selectFrom('tags').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ name: `${created.body.result.name}-x`, color: '#2E7D32' });
+  });
+
+  it('accepts a change of case of its own name', async () => {
+    const created = await create({ name: uniqueName('case') });
+    const id = created.body.result.id;
+    const res = await t.call('updateConfigTag', { params: { id }, body: { name: created.body.result.name.toUpperCase() }, token: supervisor });
+    expect(res.status).toBe(200);
+    expect(res.body.result.name).toBe(created.body.result.name.toUpperCase());
+  });
+
+  it('refuses a name taken by another tag with 409 ALREADY_EXISTS and keeps the old name', async () => {
+    const created = await create({ name: uniqueName('keep') });
+    const id = created.body.result.id;
+    const res = await t.call('updateConfigTag', { params: { id }, body: { name: 'FUEL' }, token: supervisor });
+    expect(res.status).toBe(409);
+    expect(res.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'tag', field: 'name', value: 'FUEL' });
+    expect((await t.db.selectFrom('tags').select('name').where('id', '=', id).executeTakeFirstOrThrow()).name).toBe(created.body.result.name);
+  });
+
+  it('refuses isActive as an unknown field with 400', async () => {
+    const row = await seeded('tips');
+    const res = await t.call('updateConfigTag', { params: { id: row.id }, body: { isActive: false }, token: supervisor });
+    expect(res.status).toBe(400);
+    expect((await seeded('tips')).is_active).toBe(true);
+  });
+
+  it('answers 404 RESOURCE_NOT_FOUND for an unknown id', async () => {
+    const res = await t.call('updateConfigTag', { params: { id: 999999 }, body: { color: '#000000' }, token: supervisor });
+    expect(res.status).toBe(404);
+    expect(res.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'tag', id: 999999 });
+  });
+
+  it('refuses agents and team managers with 403 FORBIDDEN', async () => {
+    const row = await seeded('tips');
+    for (const user of ['agent', 'manager'] as const) {
+      const res = await t.call('updateConfigTag', { params: { id: row.id }, body: { color: '#000000' }, token: await t.token(user) });
+      expect(res.status).toBe(403);
+    }
+    expect((await seeded('tips')).color).toBe('#FFC107');
+  });
+});
+
+describe('DELETE /admin/configurations/tags/{id}', () => {
+  it('lets an administrator delete an unused tag', async () => {
+    const created = await create({ name: uniqueName('disposable') });
+    const id = created.body.result.id;
+    const res = await t.call('deleteConfigTag', { params: { id }, token: await t.token('admin') });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result).toBeNull();
+    expect(await t.db.selectFrom('tags').select('id').where('id', '=', id).executeTakeFirst()).toBeUndefined();
+  });
+
+  it('refuses a tag still carried with 409 RESOURCE_IN_USE and its usage count', async () => {
+    const row = await seeded('safety');
+    const res = await t.call('deleteConfigTag', { params: { id: row.id }, token: await t.token('admin') });
+    expect(res.status).toBe(409);
+    expect(res.body.errors).toEqual({ code: 'RESOURCE_IN_USE', resource: 'tag', id: row.id, usageCount: 4 });
+    expect(await seeded('safety')).toBeDefined();
+  });
+
+  it('counts a tag carried by a single tutorial as in use', async () => {
+    const created = await create({ name: uniqueName('tutorial-only') });
+    const id = created.body.result.id;
+    const tutorial = await t.db.selectFrom('tutorials').select('id').limit(1).executeTakeFirstOrThrow();
+    await t.db.insertInto('tutorial_tags').values({ tutorial_id: tutorial.id, tag_id: id }).execute();
+    const res = await t.call('deleteConfigTag', { params: { id }, token: await t.token('admin') });
+    expect(res.status).toBe(409);
+    expect(res.body.errors.usageCount).toBe(1);
+  });
+
+  it('refuses supervisors, team managers and agents with 403 FORBIDDEN', async () => {
+    const created = await create({ name: uniqueName('protected') });
+    const id = created.body.result.id;
+    for (const user of ['supervisor', 'manager', 'agent'] as const) {
+      const res = await t.call('deleteConfigTag', { params: { id }, token: await t.token(user) });
+      expect(res.status).toBe(403);
+      expect(res.body.errors.code).toBe('FORBIDDEN');
+    }
+    expect(await t.db.selectFrom('tags').select('id').where('id', '=', id).executeTakeFirst()).toBeDefined();
+  });
+
+  it('answers 404 RESOURCE_NOT_FOUND for an unknown id, and to the loser of two concurrent deletes', async () => {
+    const admin = await t.token('admin');
+    const unknown = await t.call('deleteConfigTag', { params: { id: 999999 }, token: admin });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'tag', id: 999999 });
+    const created = await create({ name: uniqueName('twice') });
+    const id = created.body.result.id;
+    const results = await Promise.all([
+      t.call('deleteConfigTag', { params: { id }, token: admin }),
+      t.call('deleteConfigTag', { params: { id }, token: admin }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 404]);
+  });
+});
+
+describe('PATCH /admin/configurations/tags/{id}/status', () => {
+  it('deactivates and reactivates a tag, idempotently, keeping its usage', async () => {
+    const row = await seeded('customs');
+    const off = await t.call('setConfigTagStatus', { params: { id: row.id }, body: { isActive: false }, token: supervisor });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    // customs: one announcement, two tutorials.
+    expect(off.body.result).toMatchObject({ id: row.id, isActive: false, usageCount: 3 });
+    expect((await seeded('customs')).is_active).toBe(false);
+    const again = await t.call('setConfigTagStatus', { params: { id: row.id }, body: { isActive: false }, token: supervisor });
+    expect(again.status).toBe(200);
+    expect(again.body.result.isActive).toBe(false);
+    const on = await t.call('setConfigTagStatus', { params: { id: row.id }, body: { isActive: true }, token: supervisor });
+    expect(on.body.result.isActive).toBe(true);
+    expect((await seeded('customs')).is_active).toBe(true);
+  });
+
+  it('answers 404 RESOURCE_NOT_FOUND for an unknown id', async () => {
+    const res = await t.call('setConfigTagStatus', { params: { id: 999999 }, body: { isActive: true }, token: supervisor });
+    expect(res.status).toBe(404);
+    expect(res.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'tag', id: 999999 });
+  });
+
+  it('refuses agents and team managers with 403 FORBIDDEN', async () => {
+    const row = await seeded('urgent');
+    for (const user of ['agent', 'manager'] as const) {
+      const res = await t.call('setConfigTagStatus', { params: { id: row.id }, body: { isActive: false }, token: await t.token(user) });
+      expect(res.status).toBe(403);
+    }
+    expect((await seeded('urgent')).is_active).toBe(true);
+  });
+});
