@@ -17,6 +17,9 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 export function connect(target: DatabaseTarget): Kysely<Database> {
   if (target.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
+    // An idle connection killed by the server (restart, failover, a forced drop) is removed from the
+    // pool, which opens a new one on demand; unhandled, the event would crash the process.
+    pool.on('error', () => {});
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const pglite = new PGlite({

@@ -1,3 +1,18 @@
-import type { Handlers } from '../../http/handlers.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { countryHandlers } from './countries.js';
+import { stateHandlers } from './states.js';
 
-export const geographyHandlers: Partial<Handlers> = {};
+export const geographyHandlers: ModuleHandlers<
+  | 'listConfigCountries'
+  | 'createConfigCountry'
+  | 'getConfigCountryById'
+  | 'updateConfigCountry'
+  | 'deleteConfigCountry'
+  | 'setConfigCountryStatus'
+  | 'listConfigStates'
+  | 'createConfigState'
+  | 'getConfigStateById'
+  | 'updateConfigState'
+  | 'deleteConfigState'
+  | 'setConfigStateStatus'
+> = { ...countryHandlers, ...stateHandlers };

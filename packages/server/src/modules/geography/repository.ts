@@ -1,0 +1,77 @@
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Result } from '../../http/handlers.js';
+
+type Db = Kysely<Database>;
+export type Country = Result<'getConfigCountryById'>;
+export type State = Result<'getConfigStateById'>;
+
+/** Case-insensitive "contains" without LIKE wildcards to escape. */
+export const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
+
+// ------------------------------------------------------------------ countries
+
+export function selectCountries(db: Db) {
+  return db
+    .selectFrom('countries as c')
+    .select([
+      'c.id',
+      'c.code',
+      'c.name',
+      'c.is_active',
+      sql<number>`(select count(*)::int from states s where s.country_id = c.id)`.as('states_count'),
+    ]);
+}
+type CountryRow = Awaited<ReturnType<ReturnType<typeof selectCountries>['executeTakeFirstOrThrow']>>;
+
+export const toCountry = (row: CountryRow): Country => ({
+  id: row.id,
+  code: row.code,
+  name: row.name,
+  isActive: row.is_active,
+  statesCount: Number(row.states_count),
+});
+
+export async function findCountry(db: Db, id: number): Promise<Country | undefined> {
+  const row = await selectCountries(db).where('c.id', '=', id).executeTakeFirst();
+  return row && toCountry(row);
+}
+
+/** Records that refer to the country (states, accounts, organizations, complaints). */
+export async function countryUsage(db: Db, id: number): Promise<number> {
+  const { n } = await sql<{ n: number }>`select
+      (select count(*) from states where country_id = ${id})
+    + (select count(*) from users where country_id = ${id})
+    + (select count(*) from organizations where country_id = ${id})
+    + (select count(*) from complaints where country_id = ${id}) as n`
+    .execute(db)
+    .then((r) => r.rows[0]!);
+  return Number(n);
+}
+
+// ------------------------------------------------------------------ states
+
+export function selectStates(db: Db) {
+  return db
+    .selectFrom('states as s')
+    .innerJoin('countries as c', 'c.id', 's.country_id')
+    .select(['s.id', 's.country_id', 'c.code as country_code', 'c.name as country_name', 's.code', 's.name', 's.is_active']);
+}
+type StateRow = Awaited<ReturnType<ReturnType<typeof selectStates>['executeTakeFirstOrThrow']>>;
+
+export const toState = (row: StateRow): State => ({
+  id: row.id,
+  countryId: row.country_id,
+  country: { id: row.country_id, code: row.country_code, name: row.country_name },
+  code: row.code,
+  name: row.name,
+  isActive: row.is_active,
+});
+
+export async function findState(db: Db, id: number): Promise<State | undefined> {
+  const row = await selectStates(db).where('s.id', '=', id).executeTakeFirst();
+  return row && toState(row);
+}
+
+export const countryExists = async (db: Db, id: number) =>
+  (await db.selectFrom('countries').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;

@@ -1,0 +1,66 @@
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Result } from '../../http/handlers.js';
+import { iso } from '../../lib/time.js';
+
+type Db = Kysely<Database>;
+export type Role = Result<'getConfigRoleById'>;
+
+export const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
+
+export function selectRoles(db: Db) {
+  return db
+    .selectFrom('roles as r')
+    .select([
+      'r.id',
+      'r.code',
+      'r.name',
+      'r.description',
+      'r.access_level',
+      'r.is_system',
+      'r.is_active',
+      'r.created_at',
+      'r.updated_at',
+      sql<number>`(select count(*)::int from users u where u.role_id = r.id)`.as('users_count'),
+    ]);
+}
+type RoleRow = Awaited<ReturnType<ReturnType<typeof selectRoles>['executeTakeFirstOrThrow']>>;
+
+export const toRole = (row: RoleRow): Role => ({
+  id: row.id,
+  code: row.code,
+  name: row.name,
+  description: row.description,
+  accessLevel: row.access_level,
+  isSystem: row.is_system,
+  isActive: row.is_active,
+  usersCount: Number(row.users_count),
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+});
+
+export async function findRole(db: Db, id: number): Promise<Role | undefined> {
+  const row = await selectRoles(db).where('r.id', '=', id).executeTakeFirst();
+  return row && toRole(row);
+}
+
+/**
+ * Ends the open sessions of every holder of the role (their tokens carry its access level), in the
+ * caller's transaction; returns the ids for `sessions.forget` after the commit. One statement, the
+ * same change as auth's `revokeSessions` applied to all holders at once.
+ */
+export async function revokeHolderSessions(trx: Db, roleId: number, reason: string): Promise<number[]> {
+  const rows = await trx
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('revoked_at', 'is', null)
+    .where('user_id', 'in', trx.selectFrom('users').select('id').where('role_id', '=', roleId))
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export const holdersCount = async (db: Db, roleId: number) =>
+  Number(
+    (await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role_id', '=', roleId).executeTakeFirstOrThrow()).n,
+  );

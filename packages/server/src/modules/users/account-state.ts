@@ -1,0 +1,98 @@
+import { hash } from '@node-rs/argon2';
+import { AppError, ListError, notFound } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { isForeignKeyViolation } from '../../lib/db-errors.js';
+import { caller, type AuthContext } from '../../plugins/security.js';
+import { revokeSessions } from '../auth/sessions.js';
+import { accountUsage, findUserRow, loadUser, type UserRow } from './repository.js';
+import { assertCanActOn, selfAction } from './rules.js';
+
+type Db = Parameters<typeof loadUser>[0];
+
+/** The account (404), which the caller's level allows acting on (403). */
+async function actionable(db: Db, auth: AuthContext, id: number): Promise<UserRow> {
+  const target = await findUserRow(db, id);
+  if (!target) throw notFound.resource('user', id);
+  assertCanActOn(auth, target.access_level);
+  return target;
+}
+
+/** Sets the state of the account and of its actor (they share one). */
+async function setActive(trx: Db, target: UserRow, isActive: boolean) {
+  const now = new Date();
+  await trx.updateTable('users').set({ is_active: isActive, updated_at: now }).where('id', '=', target.id).execute();
+  if (target.actor_id !== null) {
+    await trx.updateTable('actors').set({ is_active: isActive, updated_at: now }).where('id', '=', target.actor_id).execute();
+  }
+}
+
+const inUse = (id: number, usageCount: number) =>
+  new AppError('RESOURCE_IN_USE', { resource: 'user', id, usageCount }, 'User has created records; deactivate it instead');
+
+export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' | 'deactivateUser' | 'changeUserPassword'> = {
+  async deleteUser(req) {
+    const auth = caller(req);
+    const { db, sessions } = req.server;
+    const { id } = req.params;
+    const target = await findUserRow(db, id);
+    if (!target) throw notFound.resource('user', id);
+    if (id === auth.userId) throw selfAction('delete', 'You cannot delete yourself');
+    assertCanActOn(auth, target.access_level);
+    const usage = await accountUsage(db, id);
+    if (usage > 0) throw inUse(id, usage);
+    let revoked: number[];
+    try {
+      revoked = await db.transaction().execute(async (trx) => {
+        const ids = await revokeSessions(trx, { userId: id }, 'account_deleted');
+        await trx.deleteFrom('users').where('id', '=', id).execute(); // sessions cascade, actors.user_id set null
+        if (target.actor_id !== null) await trx.deleteFrom('actors').where('id', '=', target.actor_id).execute();
+        return ids;
+      });
+    } catch (error) {
+      // A record created by the account (or referring to its actor) between the count and the delete.
+      if (isForeignKeyViolation(error)) throw inUse(id, Math.max(1, await accountUsage(db, id)));
+      throw error;
+    }
+    await sessions.forget(revoked);
+    return { message: 'User deleted', result: null };
+  },
+
+  async activateUser(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const target = await actionable(db, auth, req.params.id);
+    await db.transaction().execute((trx) => setActive(trx, target, true));
+    return { message: 'User activated', result: await loadUser(db, target.id) };
+  },
+
+  async deactivateUser(req) {
+    const auth = caller(req);
+    const { db, sessions } = req.server;
+    const { id } = req.params;
+    const target = await findUserRow(db, id);
+    if (!target) throw notFound.resource('user', id);
+    if (id === auth.userId) throw selfAction('deactivate', 'You cannot deactivate yourself');
+    assertCanActOn(auth, target.access_level);
+    const revoked = await db.transaction().execute(async (trx) => {
+      await setActive(trx, target, false);
+      return revokeSessions(trx, { userId: id }, 'account_deactivated');
+    });
+    await sessions.forget(revoked);
+    return { message: 'User deactivated', result: await loadUser(db, id) };
+  },
+
+  async changeUserPassword(req) {
+    const auth = caller(req);
+    const { db, sessions } = req.server;
+    const { newPassword, confirmPassword } = req.body;
+    if (confirmPassword !== newPassword) throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to newPassword']);
+    const target = await actionable(db, auth, req.params.id);
+    const passwordHash = await hash(newPassword); // argon2id with the library's defaults
+    const revoked = await db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: new Date() }).where('id', '=', target.id).execute();
+      return revokeSessions(trx, { userId: target.id }, 'password_changed');
+    });
+    await sessions.forget(revoked);
+    return { message: 'Password changed; all sessions of the user were ended', result: null };
+  },
+};

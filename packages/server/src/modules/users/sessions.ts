@@ -1,0 +1,64 @@
+import { notFound } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { caller } from '../../plugins/security.js';
+import { revokeSessions } from '../auth/sessions.js';
+import { countUnexpired, findUserRow, selectSessions, sessionIsActive, toSession } from './repository.js';
+import { assertCanActOn, selfAction } from './rules.js';
+
+export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' | 'revokeSession' | 'revokeUserSessions'> = {
+  async listSessions(req) {
+    const { page = 1, limit = 10, userId, active } = req.query;
+    let query = selectSessions(req.server.db);
+    if (userId !== undefined) query = query.where('s.user_id', '=', userId);
+    if (active !== undefined) {
+      const now = new Date();
+      query = query.where((eb) =>
+        active
+          ? eb.and([eb('s.revoked_at', 'is', null), eb('s.expires_at', '>', now)])
+          : eb.or([eb('s.revoked_at', 'is not', null), eb('s.expires_at', '<=', now)]),
+      );
+    }
+    const { rows, total } = await fetchPage(query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc'), page, limit);
+    return { message: 'Sessions retrieved', result: { data: rows.map(toSession), meta: pageMeta(total, page, limit) } };
+  },
+
+  async getSessionById(req) {
+    const row = await selectSessions(req.server.db).where('s.id', '=', req.params.id).executeTakeFirst();
+    if (!row) throw notFound.resource('session', req.params.id);
+    return { message: 'Session retrieved', result: toSession(row) };
+  },
+
+  async revokeSession(req) {
+    const auth = caller(req);
+    const { db, sessions } = req.server;
+    const { id } = req.params;
+    const session = await selectSessions(db).where('s.id', '=', id).executeTakeFirst();
+    if (!session) throw notFound.resource('session', id);
+    if (id === auth.sessionId) throw selfAction('revoke', 'You cannot revoke your current session; log out instead');
+    assertCanActOn(auth, session.access_level);
+    // Already revoked or expired: nothing to change.
+    if (sessionIsActive(session)) {
+      const revoked = await revokeSessions(db, { sessionId: id }, 'admin_revoked');
+      await sessions.forget(revoked);
+    }
+    return { message: 'Session revoked', result: null };
+  },
+
+  async revokeUserSessions(req) {
+    const auth = caller(req);
+    const { db, sessions } = req.server;
+    const { id } = req.params;
+    const target = await findUserRow(db, id);
+    if (!target) throw notFound.resource('user', id);
+    if (id === auth.userId) throw selfAction('revoke', 'You cannot revoke your own sessions; log out instead');
+    assertCanActOn(auth, target.access_level);
+    const { revoked, revokedCount } = await db.transaction().execute(async (trx) => {
+      const ids = await revokeSessions(trx, { userId: id }, 'admin_revoked');
+      // Sessions that had already expired were not open: they are not counted.
+      return { revoked: ids, revokedCount: await countUnexpired(trx, ids) };
+    });
+    await sessions.forget(revoked);
+    return { message: 'Sessions revoked', result: { revokedCount } };
+  },
+};
