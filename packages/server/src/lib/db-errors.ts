@@ -12,10 +12,13 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
 
-/** True when the error is a foreign-key violation (23503), of `constraint` when given. */
+/**
+ * True when the error is a foreign-key violation, of `constraint` when given: 23503, or 23001 when
+ * a row is still referenced under ON DELETE RESTRICT.
+ */
 export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
   const e = pgError(error);
-  return e.code === '23503' && (constraint === undefined || e.constraint === constraint);
+  return (e.code === '23503' || e.code === '23001') && (constraint === undefined || e.constraint === constraint);
 }
 
 /** True when the error is a check violation (23514). */

@@ -1,0 +1,162 @@
+import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { fetchPage, linkedPageMeta } from '../../lib/paging.js';
+import { withinTeam } from '../../lib/scope.js';
+import { iso } from '../../lib/time.js';
+import { caller } from '../../plugins/security.js';
+import { checkReferences, complaintNotFound, notEditable } from './errors.js';
+import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
+import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './changes.js';
+import {
+  attachmentsOf,
+  findAssignee,
+  findComplaint,
+  findState,
+  historyOf,
+  listQuery,
+  notificationsOf,
+  statusOf,
+} from './repository.js';
+import { NEXT_STATUSES, ownedComplaints } from './rules.js';
+import { complaintStats } from './stats.js';
+
+// Staff see the complaints of their scope (ownedComplaints): a team manager their subtree's,
+// supervisors and above all of them.
+
+/** The staff view of a complaint just changed by the caller. */
+async function adminView(db: Kysely<Database>, id: number, scope: Expression<SqlBool>) {
+  const row = await findComplaint(db, id, scope);
+  if (!row) throw complaintNotFound(id);
+  return toAdmin(row, await attachmentsOf(db, id));
+}
+
+export const adminHandlers: ModuleHandlers<
+  | 'listAdminComplaints'
+  | 'getAdminComplaintById'
+  | 'updateAdminComplaint'
+  | 'deleteAdminComplaint'
+  | 'changeComplaintStatus'
+  | 'getAdminComplaintStatusHistory'
+  | 'assignComplaint'
+  | 'listComplaintNotifications'
+  | 'getComplaintStats'
+> = {
+  async listAdminComplaints(req) {
+    const auth = caller(req);
+    const { page = 1, limit = 10, ...filters } = req.query;
+    const { rows, total } = await fetchPage(listQuery(req.server.db, ownedComplaints(auth), filters), page, limit);
+    return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit) } };
+  },
+
+  async getAdminComplaintById(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const row = await findComplaint(db, req.params.id, ownedComplaints(auth));
+    if (!row) throw complaintNotFound(req.params.id);
+    return { message: 'Complaint retrieved', result: toAdmin(row, await attachmentsOf(db, row.id)) };
+  },
+
+  async updateAdminComplaint(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    const complaint = await findState(db, id, ownedComplaints(auth));
+    if (!complaint) throw complaintNotFound(id);
+    if (complaint.status === 'CLOSED') throw notEditable(id, complaint.status, 'Complaint is closed');
+    await checkReferences(db, req.body);
+    if (!(await updateComplaint(db, id, toChanges(req.body), 'notClosed'))) {
+      const status = await statusOf(db, id);
+      throw status === undefined ? complaintNotFound(id) : notEditable(id, status, 'Complaint is closed');
+    }
+    return { message: 'Complaint updated', result: await adminView(db, id, ownedComplaints(auth)) };
+  },
+
+  async deleteAdminComplaint(req) {
+    if (!(await deleteComplaint(req.server.db, req.params.id, false))) throw complaintNotFound(req.params.id);
+    return { message: 'Complaint deleted', result: null };
+  },
+
+  async changeComplaintStatus(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    const { status: requested, comment = null } = req.body;
+    await db.transaction().execute(async (trx) => {
+      const complaint = await findState(trx, id, ownedComplaints(auth));
+      if (!complaint) throw complaintNotFound(id);
+      let current = complaint.status;
+      const at = new Date();
+      if (NEXT_STATUSES[current].includes(requested) && (await moveStatus(trx, id, current, requested, at))) {
+        await addHistory(trx, id, requested, comment, auth.userId, at);
+        if (requested === 'RESOLVED') await queueResolutionNotice(trx, complaint, comment, at);
+        return;
+      }
+      // Refused, or a concurrent change moved it first (the guarded UPDATE found nothing): answer from where it is now.
+      current = (await statusOf(trx, id)) ?? current;
+      throw new AppError(
+        'INVALID_STATUS_TRANSITION',
+        { currentStatus: current, requested, allowed: NEXT_STATUSES[current] },
+        `Cannot change complaint status from ${current} to ${requested}`,
+      );
+    });
+    return { message: `Complaint status changed to ${requested}`, result: await adminView(db, id, ownedComplaints(auth)) };
+  },
+
+  async getAdminComplaintStatusHistory(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const complaint = await findState(db, req.params.id, ownedComplaints(auth));
+    if (!complaint) throw complaintNotFound(req.params.id);
+    return { message: 'Status history retrieved', result: (await historyOf(db, complaint.id)).map(toHistoryEntry) };
+  },
+
+  async assignComplaint(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    const { userId } = req.body;
+    const complaint = await findState(db, id, ownedComplaints(auth));
+    if (!complaint) throw complaintNotFound(id);
+    if (complaint.status === 'CLOSED') throw notEditable(id, complaint.status, 'Complaint is closed');
+    const assignee = userId === null ? null : await findAssignee(db, userId, withinTeam(auth, 'u.organization_id'));
+    if (userId !== null && !assignee) throw notFound.resource('user', userId);
+    if (!(await assign(db, id, userId))) {
+      const status = await statusOf(db, id); // closed or deleted since the check
+      throw status === undefined ? complaintNotFound(id) : notEditable(id, status, 'Complaint is closed');
+    }
+    return {
+      message: assignee ? `Complaint assigned to ${assignee.username}` : 'Complaint unassigned',
+      result: await adminView(db, id, ownedComplaints(auth)),
+    };
+  },
+
+  async listComplaintNotifications(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const complaint = await findState(db, req.params.id, ownedComplaints(auth));
+    if (!complaint) throw complaintNotFound(req.params.id);
+    const rows = await notificationsOf(db, complaint.id);
+    return {
+      message: 'Notifications retrieved',
+      result: rows.map((n) => ({
+        id: n.id,
+        complaintId: n.complaint_id,
+        customerId: n.customer_id,
+        channel: n.channel,
+        recipient: n.recipient,
+        subject: n.subject ?? '',
+        body: n.body,
+        status: 'QUEUED' as const,
+        createdAt: iso(n.created_at),
+      })),
+    };
+  },
+
+  async getComplaintStats(req) {
+    const auth = caller(req);
+    const days = req.query.days ?? 30;
+    return { message: 'Complaint statistics retrieved', result: await complaintStats(req.server.db, ownedComplaints(auth), days) };
+  },
+};

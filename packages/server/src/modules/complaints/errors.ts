@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import type { ComplaintStatus, Database } from '../../db/schema.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { customerExists } from './repository.js';
+import { isActiveType } from '../complaint-types/repository.js';
+
+export const complaintNotFound = (complaintId: number) =>
+  new AppError('COMPLAINT_NOT_FOUND', { complaintId }, 'Complaint not found');
+
+export const notEditable = (id: number, status: ComplaintStatus, message = 'Complaint can no longer be changed') =>
+  new AppError('NOT_EDITABLE', { resource: 'complaint', id, status }, message);
+
+/** The customer and complaint type a complaint is about to point at: an existing customer, an active type. */
+export async function checkReferences(db: Kysely<Database>, refs: { customerId?: number | null; complaintTypeId?: number | null }) {
+  const { customerId, complaintTypeId } = refs;
+  if (customerId !== undefined && customerId !== null && !(await customerExists(db, customerId))) {
+    throw new AppError('CUSTOMER_NOT_FOUND', { customerId }, 'Customer not found');
+  }
+  if (complaintTypeId !== undefined && complaintTypeId !== null && !(await isActiveType(db, complaintTypeId))) {
+    throw notFound.resource('complaintType', complaintTypeId);
+  }
+}

@@ -1,0 +1,58 @@
+import type { components } from '@transport-ops/contract';
+import { AppError } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { caller } from '../../plugins/security.js';
+import { screenUploads } from '../../plugins/uploads.js';
+import { attachmentUrl, findDownload, lockComplaint, storeAttachments } from './attachments.js';
+import { complaintNotFound, notEditable } from './errors.js';
+import { ownedComplaints, readableBy } from './rules.js';
+
+type FileType = components['schemas']['UploadedFile']['type'];
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downloadComplaintAttachment'> = {
+  async uploadComplaintAttachments(req) {
+    const auth = caller(req);
+    const { complaintId } = req.body;
+    const { accepted, rejected } = screenUploads(req);
+    const stored = await req.server.db.transaction().execute(async (trx) => {
+      if (complaintId !== undefined) {
+        const complaint = await lockComplaint(trx, complaintId, ownedComplaints(auth));
+        if (!complaint) throw complaintNotFound(complaintId);
+        if (complaint.status === 'CLOSED') throw notEditable(complaintId, complaint.status, 'Complaint is closed');
+      }
+      if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
+      return storeAttachments(
+        trx,
+        complaintId ?? null,
+        auth.userId,
+        accepted.map((f) => ({ filename: f.filename, mime_type: f.detectedType, bytes: f.bytes })),
+      );
+    });
+    const message = rejected.length === 0
+      ? `${plural(stored.length, 'file')} uploaded`
+      : `${plural(stored.length, 'file')} uploaded, ${rejected.length} refused`;
+    return {
+      message,
+      result: {
+        uploaded: stored.map((f) => ({
+          id: f.id,
+          filename: f.filename,
+          type: f.mime_type as FileType,
+          size: f.size,
+          url: attachmentUrl(f.id),
+        })),
+        errors: rejected,
+      },
+    };
+  },
+
+  async downloadComplaintAttachment(req) {
+    const auth = caller(req);
+    const { id } = req.params;
+    const file = await findDownload(req.server.db, id, auth.userId, readableBy(auth));
+    if (!file) throw new AppError('DOCUMENT_NOT_FOUND', { documentId: id }, 'Attachment not found');
+    return { file: { filename: file.filename, contentType: file.mime_type, body: file.content } };
+  },
+};

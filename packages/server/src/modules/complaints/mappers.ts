@@ -1,0 +1,119 @@
+import type { components } from '@transport-ops/contract';
+import { iso } from '../../lib/time.js';
+import { attachmentUrl } from './attachments.js';
+import type { ComplaintChanges } from './changes.js';
+import type { ComplaintRow, HistoryRow } from './repository.js';
+import { NEXT_STATUSES } from './rules.js';
+
+type Schemas = components['schemas'];
+type AttachmentType = Schemas['ComplaintAttachment']['type'];
+
+export function toListItem(r: ComplaintRow): Schemas['ComplaintListItem'] {
+  return {
+    id: r.id,
+    publicId: r.public_id,
+    label: r.label,
+    status: r.status,
+    location: r.location,
+    amountPaid: r.amount_paid,
+    timeLost: r.time_lost,
+    transport: transportRef(r),
+    complaintType: r.type_id === null ? null : { id: r.type_id, name: r.type_name! },
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export function toAdminListItem(r: ComplaintRow): Schemas['ComplaintAdminListItem'] {
+  return { ...toListItem(r), ...people(r) };
+}
+
+export function toDetail(r: ComplaintRow, attachments: AttachmentRow[]): Schemas['Complaint'] {
+  return {
+    id: r.id,
+    publicId: r.public_id,
+    label: r.label,
+    description: r.description,
+    status: r.status,
+    location: r.location,
+    amountPaid: r.amount_paid,
+    timeLost: r.time_lost,
+    transport: transportRef(r),
+    customer:
+      r.customer_id === null
+        ? null
+        : { id: r.customer_id, firstName: r.customer_first_name!, lastName: r.customer_last_name!, email: r.customer_email },
+    complaintType: r.type_id === null ? null : { id: r.type_id, name: r.type_name!, description: r.type_description },
+    attachments: attachments.map((a) => ({
+      id: a.id,
+      type: a.mime_type as AttachmentType,
+      url: attachmentUrl(a.id),
+      filename: a.filename,
+    })),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export function toAdmin(r: ComplaintRow, attachments: AttachmentRow[]): Schemas['ComplaintAdmin'] {
+  return {
+    ...toDetail(r, attachments),
+    ...people(r),
+    resolvedAt: iso(r.resolved_at),
+    allowedStatuses: NEXT_STATUSES[r.status],
+  };
+}
+
+export function toHistoryEntry(h: HistoryRow): Schemas['ComplaintStatusHistoryEntry'] {
+  const person = (first: string | null, last: string | null) => [first, last].filter(Boolean).join(' ');
+  // CUSTOMER entries speak for the complaint's customer; AGENT entries for the user account that wrote them.
+  const customer = h.created_by_type === 'CUSTOMER' && h.customer_id !== null;
+  return {
+    id: h.id,
+    status: h.status,
+    comment: h.comment,
+    createdBy: {
+      id: customer ? h.customer_id! : (h.user_id ?? 0),
+      name: customer
+        ? person(h.customer_first_name, h.customer_last_name)
+        : person(h.first_name, h.last_name) || (h.username ?? 'Unknown user'),
+      type: h.created_by_type,
+    },
+    createdAt: iso(h.created_at),
+  };
+}
+
+export interface AttachmentRow {
+  id: number;
+  filename: string;
+  mime_type: string;
+}
+
+function transportRef(r: ComplaintRow): Schemas['ComplaintTransportRef'] {
+  return {
+    id: r.transport_id,
+    loadingPoint: r.loading_point,
+    unloadingPoint: r.unloading_point,
+    vehiclePlateNumber: r.vehicle_plate_number,
+  };
+}
+
+function people(r: ComplaintRow) {
+  return {
+    createdBy: { id: r.created_by_id, username: r.created_by_username },
+    assignedTo: r.assigned_to_id === null ? null : { id: r.assigned_to_id, username: r.assigned_to_username! },
+  };
+}
+
+/** The columns a PATCH body changes: only the fields sent, `null` clearing. */
+export function toChanges(body: Schemas['ComplaintUpdate'] | Schemas['ComplaintAdminUpdate']): ComplaintChanges {
+  const changes: ComplaintChanges = {};
+  if (body.label !== undefined) changes.label = body.label;
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.location !== undefined) changes.location = body.location;
+  if (body.amountPaid !== undefined) changes.amount_paid = body.amountPaid;
+  if (body.timeLost !== undefined) changes.time_lost = body.timeLost;
+  if (body.customerId !== undefined) changes.customer_id = body.customerId;
+  if (body.complaintTypeId !== undefined) changes.complaint_type_id = body.complaintTypeId;
+  return changes;
+}

@@ -1,0 +1,172 @@
+import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { ComplaintStatus, Database } from '../../db/schema.js';
+import { escapeLike } from '../complaint-types/repository.js';
+
+type Db = Kysely<Database>;
+
+/** A complaint with everything its list items and details show (aliases: c, t, ct, cu, cb, au). */
+export function selectComplaints(db: Db) {
+  return db
+    .selectFrom('complaints as c')
+    .innerJoin('transports as t', 't.id', 'c.transport_id')
+    .innerJoin('users as cb', 'cb.id', 'c.created_by')
+    .leftJoin('complaint_types as ct', 'ct.id', 'c.complaint_type_id')
+    .leftJoin('actors as cu', 'cu.id', 'c.customer_id')
+    .leftJoin('users as au', 'au.id', 'c.assigned_to')
+    .select([
+      'c.id',
+      'c.public_id',
+      'c.label',
+      'c.description',
+      'c.status',
+      'c.location',
+      'c.amount_paid',
+      'c.time_lost',
+      'c.resolved_at',
+      'c.created_at',
+      'c.updated_at',
+      't.id as transport_id',
+      't.loading_point',
+      't.unloading_point',
+      't.vehicle_plate_number',
+      'ct.id as type_id',
+      'ct.name as type_name',
+      'ct.description as type_description',
+      'cu.id as customer_id',
+      'cu.first_name as customer_first_name',
+      'cu.last_name as customer_last_name',
+      'cu.email as customer_email',
+      'cb.id as created_by_id',
+      'cb.username as created_by_username',
+      'au.id as assigned_to_id',
+      'au.username as assigned_to_username',
+    ]);
+}
+export type ComplaintRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectComplaints>['executeTakeFirst']>>>;
+
+export interface ComplaintFilters {
+  status?: ComplaintStatus;
+  countryId?: number;
+  complaintTypeId?: number;
+  startAtFrom?: string;
+  startAtTo?: string;
+  label?: string;
+  assignedTo?: number;
+  createdBy?: number;
+  search?: string;
+  sortBy?: 'createdAt' | 'updatedAt' | 'status';
+  sortOrder?: 'ASC' | 'DESC';
+}
+
+const SORT_COLUMNS = { createdAt: 'c.created_at', updatedAt: 'c.updated_at', status: 'c.status' } as const;
+
+/** The filtered, ordered list of the complaints in `scope`. */
+export function listQuery(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
+  let query = selectComplaints(db).where(scope);
+  if (f.status !== undefined) query = query.where('c.status', '=', f.status);
+  if (f.countryId !== undefined) query = query.where('c.country_id', '=', f.countryId);
+  if (f.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', f.complaintTypeId);
+  if (f.startAtFrom !== undefined) query = query.where('c.created_at', '>=', new Date(f.startAtFrom));
+  if (f.startAtTo !== undefined) query = query.where('c.created_at', '<=', new Date(f.startAtTo));
+  if (f.label !== undefined) query = query.where('c.label', 'ilike', `%${escapeLike(f.label)}%`);
+  if (f.assignedTo !== undefined) query = query.where('c.assigned_to', '=', f.assignedTo);
+  if (f.createdBy !== undefined) query = query.where('c.created_by', '=', f.createdBy);
+  if (f.search !== undefined) {
+    const pattern = `%${escapeLike(f.search)}%`;
+    query = query.where((eb) =>
+      eb.or([eb('c.label', 'ilike', pattern), eb('c.description', 'ilike', pattern), eb('c.location', 'ilike', pattern)]),
+    );
+  }
+  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
+  return query.orderBy(SORT_COLUMNS[f.sortBy ?? 'createdAt'], direction).orderBy('c.id', direction);
+}
+
+export const findComplaint = (db: Db, id: number, scope: Expression<SqlBool>) =>
+  selectComplaints(db).where('c.id', '=', id).where(scope).executeTakeFirst();
+
+/** Id and status of a complaint in `scope` (the checks before a change). */
+export const findState = (db: Db, id: number, scope: Expression<SqlBool>) =>
+  db
+    .selectFrom('complaints as c')
+    .select(['c.id', 'c.status', 'c.customer_id', 'c.label', 'c.public_id'])
+    .where('c.id', '=', id)
+    .where(scope)
+    .executeTakeFirst();
+
+export const statusOf = async (db: Db, id: number) =>
+  (await db.selectFrom('complaints').select('status').where('id', '=', id).executeTakeFirst())?.status;
+
+export const attachmentsOf = (db: Db, complaintId: number) =>
+  db
+    .selectFrom('complaint_attachments')
+    .select(['id', 'filename', 'mime_type'])
+    .where('complaint_id', '=', complaintId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+
+/** Status history, oldest first, with the display name of each author. */
+export const historyOf = (db: Db, complaintId: number) =>
+  db
+    .selectFrom('complaint_status_history as h')
+    .innerJoin('complaints as c', 'c.id', 'h.complaint_id')
+    .leftJoin('users as u', 'u.id', 'h.created_by')
+    .leftJoin('actors as a', 'a.id', 'u.actor_id')
+    .leftJoin('actors as cu', 'cu.id', 'c.customer_id')
+    .select([
+      'h.id',
+      'h.status',
+      'h.comment',
+      'h.created_by_type',
+      'h.created_at',
+      'u.id as user_id',
+      'u.username',
+      'a.first_name',
+      'a.last_name',
+      'cu.id as customer_id',
+      'cu.first_name as customer_first_name',
+      'cu.last_name as customer_last_name',
+    ])
+    .where('h.complaint_id', '=', complaintId)
+    .orderBy('h.created_at')
+    .orderBy('h.id')
+    .execute();
+export type HistoryRow = Awaited<ReturnType<typeof historyOf>>[number];
+
+export const notificationsOf = (db: Db, complaintId: number) =>
+  db
+    .selectFrom('complaint_notifications')
+    .selectAll()
+    .where('complaint_id', '=', complaintId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+
+/** The transport, when the caller can see it (ownership of its creator). */
+export const findTransport = (db: Db, id: number, scope: Expression<SqlBool>) =>
+  db
+    .selectFrom('transports as t')
+    .select(['t.id', 't.loading_number', 't.customer_id'])
+    .where('t.id', '=', id)
+    .where(scope)
+    .executeTakeFirst();
+
+export const complaintOfTransport = async (db: Db, transportId: number) =>
+  (await db.selectFrom('complaints').select('id').where('transport_id', '=', transportId).executeTakeFirst())?.id;
+
+export async function customerExists(db: Db, id: number): Promise<boolean> {
+  const row = await db.selectFrom('actors').select('id').where('id', '=', id).where('actor_role', '=', 'CUSTOMER').executeTakeFirst();
+  return row !== undefined;
+}
+
+/** An active user of a level that may handle complaints, within `scope` (on `u.organization_id`). */
+export const findAssignee = (db: Db, id: number, scope: Expression<SqlBool>) =>
+  db
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select(['u.id', 'u.username'])
+    .where('u.id', '=', id)
+    .where('u.is_active', '=', true)
+    .where('r.access_level', 'in', ['agent', 'team_manager', 'supervisor'])
+    .where(scope)
+    .executeTakeFirst();
