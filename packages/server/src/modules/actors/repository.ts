@@ -1,9 +1,8 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ActorRole, Database } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
+import { containing } from '../../lib/text.js';
 
-/** LIKE wildcards of a search term, taken literally. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Actors of one family with their organization and account references; customers also carry
@@ -57,7 +56,7 @@ export async function listActors(db: Kysely<Database>, role: ActorRole, scope: E
   const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
   let query = selectActors(db, role).where(scope);
   if (f.search !== undefined) {
-    const pattern = likePattern(f.search);
+    const pattern = containing(f.search);
     query = query.where((eb) =>
       eb.or([eb('a.first_name', 'ilike', pattern), eb('a.last_name', 'ilike', pattern), eb('a.email', 'ilike', pattern), eb('a.phone', 'ilike', pattern)]),
     );

@@ -3,6 +3,7 @@ import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database, Priority } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { AuthContext } from '../../plugins/security.js';
+import { containing } from '../../lib/text.js';
 
 /** Who an answer is for: what targeting compares with (the caller's role code and country code). */
 export interface Audience {
@@ -37,8 +38,6 @@ export function visibleTo(audience: Audience, now: Date): Expression<SqlBool> {
   return sql<SqlBool>`(${live(now)} and ${targetedAt(audience)})`;
 }
 
-/** `%text%` for ILIKE, with the pattern characters of the text escaped. */
-export const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** Every field of an announcement but its content and attachments, with category, author and tags. */
 export function selectAnnouncements(db: Kysely<Database>) {

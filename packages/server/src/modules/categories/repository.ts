@@ -3,6 +3,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { CategoriesTable, CategoryScope, Database } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
+import { containing } from '../../lib/text.js';
 
 type Category = components['schemas']['Category'];
 type Db = Kysely<Database>;
@@ -45,8 +46,6 @@ export function toCategory(row: CategoryRow): Category {
   };
 }
 
-/** `%` and `_` of the user's text match themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export interface CategoryFilters {
   page: number;
@@ -65,7 +64,7 @@ export async function listCategories(db: Db, f: CategoryFilters) {
   if (f.scope !== undefined) query = query.where('c.scope', '=', f.scope);
   if (f.isActive !== undefined) query = query.where('c.is_active', '=', f.isActive);
   if (f.search !== undefined) {
-    const pattern = likePattern(f.search);
+    const pattern = containing(f.search);
     query = query.where((eb) => eb.or([eb('c.name', 'ilike', pattern), eb('c.description', 'ilike', pattern)]));
   }
   const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { components } from '@transport-ops/contract';
 import type { Database } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
+import { containing } from '../../lib/text.js';
 
 type ComplaintTypeAdmin = components['schemas']['ComplaintTypeAdmin'];
 type ComplaintType = components['schemas']['ComplaintType'];
@@ -45,7 +46,7 @@ export const toAdminType = (row: TypeRow): ComplaintTypeAdmin => ({
 export function listTypesQuery(db: Kysely<Database>, filters: TypeFilters) {
   let query = selectTypes(db).orderBy('ct.name').orderBy('ct.id');
   if (filters.search !== undefined) {
-    const pattern = `%${escapeLike(filters.search)}%`;
+    const pattern = containing(filters.search);
     query = query.where((eb) => eb.or([eb('ct.name', 'ilike', pattern), eb('ct.description', 'ilike', pattern)]));
   }
   if (filters.isActive !== undefined) query = query.where('ct.is_active', '=', filters.isActive);
@@ -126,5 +127,3 @@ export async function isActiveType(db: Kysely<Database>, id: number): Promise<bo
   return row !== undefined;
 }
 
-/** `%` and `_` typed by the user are searched literally. */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,6 +1,6 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
-import { escapeLike } from '../complaint-types/repository.js';
+import { containing } from '../../lib/text.js';
 
 type Db = Kysely<Database>;
 
@@ -68,11 +68,11 @@ export function listQuery(db: Db, scope: Expression<SqlBool>, f: ComplaintFilter
   if (f.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', f.complaintTypeId);
   if (f.startAtFrom !== undefined) query = query.where('c.created_at', '>=', new Date(f.startAtFrom));
   if (f.startAtTo !== undefined) query = query.where('c.created_at', '<=', new Date(f.startAtTo));
-  if (f.label !== undefined) query = query.where('c.label', 'ilike', `%${escapeLike(f.label)}%`);
+  if (f.label !== undefined) query = query.where('c.label', 'ilike', containing(f.label));
   if (f.assignedTo !== undefined) query = query.where('c.assigned_to', '=', f.assignedTo);
   if (f.createdBy !== undefined) query = query.where('c.created_by', '=', f.createdBy);
   if (f.search !== undefined) {
-    const pattern = `%${escapeLike(f.search)}%`;
+    const pattern = containing(f.search);
     query = query.where((eb) =>
       eb.or([eb('c.label', 'ilike', pattern), eb('c.description', 'ilike', pattern), eb('c.location', 'ilike', pattern)]),
     );

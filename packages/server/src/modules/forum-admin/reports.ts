@@ -3,13 +3,12 @@ import { type Kysely, sql } from 'kysely';
 import type { Database, ReportReason, ReportStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
+import { containing } from '../../lib/text.js';
 
 type Db = Kysely<Database>;
 type ReportedMessage = components['schemas']['ForumReportedMessage'];
 type ReportedMessageDetail = components['schemas']['ForumReportedMessageDetail'];
 
-/** `%` and `_` of the user's text match themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** A user's display name: their actor's names, the username when they have no actor. */
 const firstName = (actor: string, user: string) => sql<string>`coalesce(${sql.ref(`${actor}.first_name`)}, ${sql.ref(`${user}.username`)})`;
@@ -111,7 +110,7 @@ export async function listReports(db: Db, f: ReportFilters) {
   if (f.reason !== undefined) query = query.where('r.reason', '=', f.reason);
   if (f.topicId !== undefined) query = query.where('m.topic_id', '=', f.topicId);
   if (f.search !== undefined) {
-    const pattern = likePattern(f.search);
+    const pattern = containing(f.search);
     query = query.where((eb) => eb.or([eb('m.content', 'ilike', pattern), eb('r.comment', 'ilike', pattern)]));
   }
   const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';

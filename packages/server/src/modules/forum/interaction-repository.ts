@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, ReportReason, ReportStatus, VoteKind } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
-import { containsPattern } from './topic-list.js';
+import { containing } from '../../lib/text.js';
 
 type Db = Kysely<Database>;
 
@@ -157,7 +157,7 @@ export function forumTags(db: Db, search: string | undefined, limit: number) {
         where tt.tag_id = tg.id and not t.is_hidden)`.as('usage_count'),
     ])
     .where('tg.is_active', '=', true)
-    .$if(search !== undefined, (q) => q.where('tg.name', 'ilike', containsPattern(search!)))
+    .$if(search !== undefined, (q) => q.where('tg.name', 'ilike', containing(search!)))
     .orderBy('usage_count', 'desc')
     .orderBy('tg.name')
     .orderBy('tg.id')

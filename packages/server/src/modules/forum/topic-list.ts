@@ -3,6 +3,7 @@ import type { Database, TopicStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { LastMessageJson } from './mappers.js';
 import { topicsQuery } from './topic-repository.js';
+import { containing } from '../../lib/text.js';
 
 export interface TopicFilters {
   page: number;
@@ -15,8 +16,6 @@ export interface TopicFilters {
   sortOrder: 'asc' | 'desc';
 }
 
-/** A LIKE pattern matching `text` anywhere, with the wildcards of `text` taken literally. */
-export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 /** One page of visible topics, each with its most recent visible message. */
 export function listTopics(db: Kysely<Database>, f: TopicFilters) {
@@ -43,7 +42,7 @@ export function listTopics(db: Kysely<Database>, f: TopicFilters) {
       ),
     )
     .$if(f.search !== undefined, (q) => {
-      const pattern = containsPattern(f.search!);
+      const pattern = containing(f.search!);
       return q.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.content', 'ilike', pattern)]));
     });
   if (f.sortBy === 'popularity') query = query.orderBy('t.likes_count', f.sortOrder).orderBy('t.views_count', f.sortOrder);

@@ -2,8 +2,8 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database, OrganizationType } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { organizationSubtree } from '../../lib/scope.js';
+import { containing } from '../../lib/text.js';
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export interface AncestorJson {
   id: number;
@@ -82,7 +82,7 @@ export interface OrganizationFilters {
 export async function listOrganizations(db: Kysely<Database>, scope: Expression<SqlBool>, f: OrganizationFilters) {
   let query = selectOrganizations(db).where(scope);
   if (f.search !== undefined) {
-    const pattern = likePattern(f.search);
+    const pattern = containing(f.search);
     query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
   }
   if (f.parentId !== undefined) query = query.where('o.parent_id', '=', f.parentId);

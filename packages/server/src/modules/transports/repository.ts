@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
 import { ownedBy, teamUserIds } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
+import { containing } from '../../lib/text.js';
 
 export type Db = Kysely<Database>;
 
@@ -117,8 +118,6 @@ export interface TransportFilters {
   sortOrder?: 'ASC' | 'DESC';
 }
 
-/** `%text%` for ILIKE, with the pattern characters of the text escaped. */
-export const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 const SORT_COLUMNS = { createdAt: 't.created_at', loadingNumber: 't.loading_number', status: 't.status' } as const;
 

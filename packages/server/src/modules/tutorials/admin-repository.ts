@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import type { Difficulty, TutorialDuration, TutorialStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
-import { chaptersCount, chaptersOf, type Db, likePattern, selectTutorials, tagsByTutorial } from './queries.js';
+import { containing } from '../../lib/text.js';
+import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './queries.js';
 
 type S = components['schemas'];
 
@@ -40,7 +41,7 @@ export async function listAll(db: Db, f: AdminListFilters) {
   if (f.categoryId !== undefined) query = query.where('t.category_id', '=', f.categoryId);
   if (f.authorId !== undefined) query = query.where('t.author_id', '=', f.authorId);
   if (f.search !== undefined) {
-    const pattern = likePattern(f.search);
+    const pattern = containing(f.search);
     query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
   }
   const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';

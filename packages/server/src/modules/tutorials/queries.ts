@@ -65,8 +65,6 @@ export function selectTutorials(db: Db) {
 
 export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
 
-/** `%` and `_` of the user's text match themselves. */
-export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export interface TagRow {
   id: number;

@@ -4,7 +4,8 @@ import type { Difficulty, TutorialDuration } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
-import { chaptersCount, chaptersOf, type Db, likePattern, percentage, selectTutorials, tagsByTutorial, viewedCount } from './queries.js';
+import { containing } from '../../lib/text.js';
+import { chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './queries.js';
 
 type S = components['schemas'];
 
@@ -37,7 +38,7 @@ export async function listPublished(db: Db, userId: number, f: ListFilters) {
   if (f.difficulty !== undefined) query = query.where('t.difficulty', '=', f.difficulty);
   if (f.duration !== undefined) query = query.where('t.duration', '=', f.duration);
   if (f.search !== undefined) {
-    const pattern = likePattern(f.search);
+    const pattern = containing(f.search);
     query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
   }
   if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));

@@ -2,6 +2,7 @@ import type { components } from '@transport-ops/contract';
 import { sql, type Kysely } from 'kysely';
 import type { Database, VehicleCategory } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
+import { containing } from '../../lib/text.js';
 
 type Db = Kysely<Database>;
 
@@ -48,7 +49,6 @@ export interface VehicleTypeFilters {
   category?: VehicleCategory;
 }
 
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, '\\$&')}%`;
 
 export function listQuery(db: Db, f: VehicleTypeFilters) {
   let q = vehicleTypeQuery(db);
