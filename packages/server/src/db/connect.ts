@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -22,6 +23,7 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     pool.on('error', () => {});
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
+  if (target.dataDir !== 'memory://') mkdirSync(target.dataDir, { recursive: true });
   const pglite = new PGlite({
     ...(target.dataDir === 'memory://' ? {} : { dataDir: target.dataDir }),
     ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
