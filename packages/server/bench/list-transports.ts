@@ -9,6 +9,7 @@
  */
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { loadContract } from '../src/contract.js';
@@ -28,6 +29,15 @@ const config = {
   ...loadConfig({ ...process.env, LOG_LEVEL: 'silent', PGLITE_DATA_DIR: process.env.DATABASE_URL ? '.data/unused' : 'memory://' }),
   rateLimit: { anonymous: 1e9, user: 1e9, admin: 1e9, windowMs: 3600_000 },
 };
+// On PostgreSQL the run gets a throwaway database of its own, dropped at the end.
+const benchDatabase = `transport_ops_bench_${process.pid}`;
+const admin = config.databaseUrl ? connect({ kind: 'postgres', url: config.databaseUrl, poolSize: 1 }) : null;
+if (admin && config.databaseUrl) {
+  await sql`create database ${sql.id(benchDatabase)}`.execute(admin);
+  const url = new URL(config.databaseUrl);
+  url.pathname = `/${benchDatabase}`;
+  config.databaseUrl = url.toString();
+}
 const db = connect(databaseTarget(config));
 await migrateToLatest(db);
 await seedDemoData(db);
@@ -83,3 +93,7 @@ console.log(`throughput ratio full/bare: ${ratio.toFixed(2)} (target >= 0.90) ${
 await app.close();
 await bare.close();
 await db.destroy();
+if (admin) {
+  await sql`drop database if exists ${sql.id(benchDatabase)} with (force)`.execute(admin);
+  await admin.destroy();
+}
