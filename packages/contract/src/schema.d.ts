@@ -7181,7 +7181,7 @@ export interface components {
                 date: string;
                 count: number;
             }[];
-            /** @description Sum of `totalProductValue` over the transports (null values count as 0). */
+            /** @description Sum of `totalProductValue` over the transports (null values count as 0). Each transport's value is at most 10^12, so the sum over at most 2^31 transports stays below 10^22 and is always finite. */
             totalProductValue: number;
             /** Format: date-time */
             generatedAt: string;
