@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, ListError } from '../http/errors.js';
+import { contractErrorOf } from '../lib/db-errors.js';
+import { bodyRequired, TEXT_SAFE } from './validation.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -21,6 +23,8 @@ function describe(context: string, issue: ValidationIssue): { field: string; mes
     message = 'is not an accepted field';
   } else if (issue.keyword === 'enum') {
     message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+  } else if (issue.keyword === TEXT_SAFE) {
+    message = 'must not contain NUL characters';
   } else if (issue.keyword === 'const') {
     message = `must be ${JSON.stringify(issue.params.allowedValue)}`;
   }
@@ -63,6 +67,12 @@ export default fp(async function errors(app: FastifyInstance) {
       }
       const list = [...new Set(issues.map(({ field, message }) => (field === context ? message : `${context}/${field} ${message}`)))];
       return reply.code(400).send(envelope('Validation failed', list));
+    }
+    const fromDatabase = contractErrorOf(error);
+    if (fromDatabase) return handle(fromDatabase as unknown as FastifyError, req, reply);
+    if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return handle(bodyRequired() as unknown as FastifyError, req, reply);
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && error.statusCode === 400)) {
+      return reply.code(400).send(envelope('Validation failed', ['body is not valid JSON']));
     }
     const status = error.statusCode ?? 500;
     if (status === 413) {
