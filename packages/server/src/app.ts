@@ -9,7 +9,7 @@ import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
-import { createTokens, type Tokens } from './modules/auth/tokens.js';
+import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
@@ -57,7 +57,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Headers must arrive within this time (a slow-header client cannot hold a socket).
   app.server.headersTimeout = config.timeouts.headersMs;
   app.decorate('config', config);
-  app.decorate('tokens', createTokens(config.jwt));
+  app.decorate('tokens', await registerJwt(app, config.jwt));
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
   app.decorate('redis', redis);
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
