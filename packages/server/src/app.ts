@@ -9,11 +9,11 @@ import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
-import { createTokens, type Tokens } from './modules/auth/tokens.js';
+import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
-import errors from './plugins/errors.js';
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
@@ -31,6 +31,8 @@ declare module 'fastify' {
   }
 }
 
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export interface BuildOptions {
   /** Use this database instead of opening one from the configuration (tests). */
   db?: Kysely<Database>;
@@ -44,10 +46,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
-    trustProxy: config.nodeEnv === 'production',
+    // A hop count trusts that many proxies in front of the server (Fastify's own number option
+    // trusts none, so it is spelled out as a function); addresses and CIDRs go to proxy-addr.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    requestTimeout: config.timeouts.requestMs,
+    connectionTimeout: config.timeouts.idleMs,
+    clientErrorHandler,
+    frameworkErrors,
   });
+  // Headers must arrive within this time (a slow-header client cannot hold a socket).
+  app.server.headersTimeout = config.timeouts.headersMs;
   app.decorate('config', config);
-  app.decorate('tokens', createTokens(config.jwt));
+  app.decorate('tokens', await registerJwt(app, config.jwt));
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
   app.decorate('redis', redis);
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));

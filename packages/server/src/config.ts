@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { envSchema } from 'env-schema';
 
 /**
@@ -28,6 +29,11 @@ export interface Config {
   rateLimit: { anonymous: number; user: number; admin: number; windowMs: number };
   /** Largest accepted JSON body. */
   jsonBodyLimitBytes: number;
+  // Request hardening: proxies trusted for X-Forwarded-*, the whole multipart request cap, timeouts.
+  /** false (default), a hop count, or the proxies' addresses / CIDR ranges. */
+  trustProxy: false | number | string[];
+  uploadRequestLimitBytes: number;
+  timeouts: { requestMs: number; headersMs: number; idleMs: number };
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -51,6 +57,8 @@ interface Env {
   RATE_LIMIT_ANONYMOUS: number;
   RATE_LIMIT_USER: number;
   RATE_LIMIT_ADMIN: number;
+  TRUST_PROXY?: string;
+  REQUEST_TIMEOUT_MS: number;
 }
 
 const schema = {
@@ -73,6 +81,8 @@ const schema = {
     RATE_LIMIT_ANONYMOUS: { type: 'integer', minimum: 1, default: 100 },
     RATE_LIMIT_USER: { type: 'integer', minimum: 1, default: 1000 },
     RATE_LIMIT_ADMIN: { type: 'integer', minimum: 1, default: 5000 },
+    TRUST_PROXY: { type: 'string' },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 3600_000, default: 120_000 },
   },
 } as const;
 
@@ -103,7 +113,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
     rateLimit: { anonymous: e.RATE_LIMIT_ANONYMOUS, user: e.RATE_LIMIT_USER, admin: e.RATE_LIMIT_ADMIN, windowMs: 3600_000 },
     jsonBodyLimitBytes: 10 * 1024 * 1024,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    uploadRequestLimitBytes: 50 * 1024 * 1024,
+    timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
   };
+}
+
+/**
+ * TRUST_PROXY: unset, empty or `false` trusts no proxy (X-Forwarded-For is ignored, the socket's
+ * address counts); a number trusts that many hops; otherwise a comma-separated list of proxy
+ * addresses or CIDR ranges. `true` (trust anyone) is refused: any client could then pick its IP.
+ */
+export function parseTrustProxy(value: string | undefined): false | number | string[] {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new Error(`TRUST_PROXY: "${entry}" is not a hop count, an IP address or a CIDR range`);
+    }
+  }
+  return entries;
 }
 
 /** A configuration for tests: in-memory database unless DATABASE_URL is given, random secret. */

@@ -12,12 +12,15 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** A token like the server's, signed with `overrides` applied (secret, algorithm, claims). */
-function forge(overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown> } = {}) {
+function forge(overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown>; drop?: string[] } = {}) {
   const { jwt } = t.app.config;
   const decoded = JSON.parse(Buffer.from(login.access_token.split('.')[1]!, 'base64url').toString());
-  const { iat: _iat, ...claims } = { ...decoded, exp: Math.floor(Date.now() / 1000) + 60, ...overrides.claims };
+  const { iat, ...claims } = { ...decoded, exp: Math.floor(Date.now() / 1000) + 60, ...overrides.claims };
+  const keepIat = overrides.claims?.iat !== undefined || overrides.drop?.includes('iat');
+  if (overrides.claims?.iat !== undefined) claims.iat = iat;
+  for (const name of overrides.drop ?? []) delete claims[name];
   const algorithm = overrides.algorithm ?? 'HS256';
-  const sign = createSigner({ key: algorithm === 'none' ? undefined : (overrides.key ?? jwt.secret), algorithm });
+  const sign = createSigner({ key: algorithm === 'none' ? undefined : (overrides.key ?? jwt.secret), algorithm, noTimestamp: keepIat });
   return sign(claims);
 }
 
@@ -45,6 +48,13 @@ describe('bearer tokens', () => {
     ['a refresh token used as an access token', () => login.refresh_token],
     ['a token whose typ is refresh', () => forge({ claims: { typ: 'refresh' } })],
     ['a malformed token', () => 'not-a-jwt'],
+    ['a token without an issuer', () => forge({ drop: ['iss'] })],
+    ['a token without an audience', () => forge({ drop: ['aud'] })],
+    ['a token without iat', () => forge({ drop: ['iat'] })],
+    ['a token without exp', () => forge({ drop: ['exp'] })],
+    ['a token without sub', () => forge({ drop: ['sub'] })],
+    ['a token without typ', () => forge({ drop: ['typ'] })],
+    ['a token issued a day in the future', () => forge({ claims: { iat: Math.floor(Date.now() / 1000) + 86_400 } })],
   ])('refuses %s with 401', async (_name, token) => {
     const res = await profileWith(token());
     expect(res.status).toBe(401);
