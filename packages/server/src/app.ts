@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
@@ -9,6 +11,7 @@ import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
 import { createRedis, untilReady } from './lib/redis.js';
+import { corsOptions } from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { createTokens, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
@@ -64,6 +67,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  // Before the security plugin: preflights are answered without identification or rate limits.
+  await app.register(cors, corsOptions(config));
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(serialization);
   await app.register(validation);
   await app.register(database, { db: options.db });
