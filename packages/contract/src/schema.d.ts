@@ -176,10 +176,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Check service health
-         * @description Public. Runs a trivial query against the database and reports its latency. Answers 200 with `status: ok` when the database answers, 503 when it does not, so that load balancers can take the instance out of rotation. Not rate limited beyond the unauthenticated quota.
+         * Check that the process is alive
+         * @description Public liveness probe. Answers 200 as long as the process runs and its event loop turns; it checks no dependency, so that an orchestrator does not restart an instance because the database is down (readiness, `GET /ready`, covers dependencies). Never rate limited and counted against no quota, so that load balancers may probe it as often as they need. Design decision: the interface specification names a single health check; it is split into liveness (`/health`) and readiness (`/ready`) as orchestrators expect.
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check that the instance can serve requests
+         * @description Public readiness probe. Runs a trivial query on the database and, when `REDIS_URL` is set, a `PING` on Redis, each bounded by a short timeout. 200 `ready` when both answer; 200 `degraded` when only Redis is down (the API keeps serving: rate limits and caches fall back to this instance's memory); 503 `SERVICE_UNAVAILABLE` with `retry-after` when the database does not answer, so that load balancers take the instance out of rotation until it recovers. Never rate limited and counted against no quota.
+         */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5225,8 +5245,22 @@ export interface components {
             code: "INTERNAL_ERROR";
             requestId: string;
         };
+        /** @description A dependency of the service (the database, or Redis where it is required) is down, unreachable or too slow to answer within the configured timeouts. Nothing was changed; retry after `retryAfterSeconds` (also sent as the `retry-after` header). HTTP 503. */
+        ServiceUnavailableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "SERVICE_UNAVAILABLE";
+            retryAfterSeconds: number;
+            /**
+             * @description The dependency that failed, when known (readiness checks name it).
+             * @enum {string}
+             */
+            dependency?: "database" | "redis";
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -5312,21 +5346,38 @@ export interface components {
             /** @description The token's account when `isValid` is true, otherwise null. */
             user: components["schemas"]["ValidateUser"] | null;
         };
-        /** @description Health of the service and of the database it depends on. */
+        /** @description Liveness of the process. Depends on nothing else (no database, no Redis): a process that can answer is alive. Readiness to serve is `/ready`. */
         Health: {
             /**
-             * @description Always `ok` here; an unhealthy instance answers 503 instead.
+             * @description Always `ok`; a process that cannot answer is not alive.
              * @enum {string}
              */
             status: "ok";
-            database: {
-                /** @enum {string} */
-                status: "up" | "down";
-                /** @description Round-trip of a trivial query, null when the database is down. */
-                latencyMs: number | null;
-            };
             uptimeSeconds: number;
             version: string;
+            /** Format: date-time */
+            timestamp: string;
+        };
+        /** @description The result of one readiness check. */
+        DependencyCheck: {
+            /**
+             * @description `not_configured`: the dependency is optional and not set up (Redis without `REDIS_URL`).
+             * @enum {string}
+             */
+            status: "up" | "down" | "not_configured";
+            /** @description Round-trip of a trivial command, null when the dependency is down or not configured. */
+            latencyMs: number | null;
+            /** @description Why the check failed, when it did. */
+            error?: string;
+        };
+        /** @description Readiness of the instance to serve requests. `ready`: every dependency answers. `degraded`: the database answers but Redis does not; the instance keeps serving with in-process rate limits and caches, and cross-instance invalidations resume when Redis is back. */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "degraded";
+            checks: {
+                database: components["schemas"]["DependencyCheck"];
+                redis: components["schemas"]["DependencyCheck"];
+            };
             /** Format: date-time */
             timestamp: string;
         };
@@ -7927,6 +7978,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description A dependency (the database) is down, unreachable or stalled. Answered within the configured connection, acquisition and statement timeouts instead of hanging; nothing was changed. The `retry-after` header tells when to retry. */
+        ServiceUnavailable: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Not authenticated: the bearer token is missing, malformed, wrongly signed, expired or revoked, or the credentials are wrong. */
         Unauthorized: {
             headers: {
@@ -8019,6 +8081,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     logout: {
@@ -8155,7 +8218,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The service and its database are up. */
+            /** @description The process is alive. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8166,10 +8229,33 @@ export interface operations {
                     };
                 };
             };
-            429: components["responses"]["TooManyRequests"];
-            /** @description The database does not answer. */
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers; `status` tells whether Redis does too. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["Readiness"];
+                    };
+                };
+            };
+            /** @description The database does not answer: the instance cannot serve. `retry-after` tells when to probe again. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before probing again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import { loadContract } from './contract.js';
 import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
+import { createRedis, untilReady } from './lib/redis.js';
+import { corsOptions } from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
@@ -58,10 +62,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.server.headersTimeout = config.timeouts.headersMs;
   app.decorate('config', config);
   app.decorate('tokens', await registerJwt(app, config.jwt));
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
+  // Redis is optional and may be down: the API keeps serving with in-process fallbacks.
+  const redisDown = (error: Error) => app.log.warn({ err: error }, 'Redis unreachable: in-process rate limits and caches until it is back');
+  const redis = config.redisUrl ? createRedis(config.redisUrl, redisDown) : null;
   app.decorate('redis', redis);
-  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
-  const bus = config.redisUrl ? await redisBus(config.redisUrl, `${config.redisPrefix}bus:`) : memoryBus();
+  if (redis) app.addHook('onClose', async () => redis.disconnect());
+  if (redis && !(await untilReady(redis))) app.log.warn('Redis not reachable at start: serving without it until it is');
+  const bus = config.redisUrl ? redisBus(config.redisUrl, `${config.redisPrefix}bus:`, redisDown) : memoryBus();
   app.decorate('bus', bus);
   app.addHook('onClose', async () => bus.close());
   app.addHook('onSend', async (req, reply) => {
@@ -70,6 +77,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  // Before the security plugin: preflights are answered without identification or rate limits.
+  await app.register(cors, corsOptions(config));
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(serialization);
   await app.register(validation);
   await app.register(database, { db: options.db });

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { AppError, ListError } from '../http/errors.js';
 import { contractErrorOf } from '../lib/db-errors.js';
 import { bodyRequired, TEXT_SAFE } from './validation.js';
+import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS as retryAfterSeconds } from '../lib/outage.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -69,6 +70,11 @@ export default fp(async function errors(app: FastifyInstance) {
       }
       const list = [...new Set(issues.map(({ field, message }) => (field === context ? message : `${context}/${field} ${message}`)))];
       return reply.code(400).send(envelope('Validation failed', list));
+    }
+    if (isDependencyOutage(error)) {
+      req.log.warn({ err: error }, 'dependency unavailable');
+      reply.header('retry-after', String(retryAfterSeconds));
+      return reply.code(503).send(envelope('Service temporarily unavailable', { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds }));
     }
     const fromDatabase = contractErrorOf(error);
     if (fromDatabase) return handle(fromDatabase as unknown as FastifyError, req, reply);

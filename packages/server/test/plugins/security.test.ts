@@ -173,15 +173,32 @@ describe('rate limits', () => {
   it('answers 429 RATE_LIMITED with retry headers once the unauthenticated quota is used', async () => {
     const limited = await createTestApp({ rateLimit: { anonymous: 3, user: 5, admin: 8, windowMs: 3600_000 } });
     try {
+      const anonymousCall = () => limited.call('verifyCertificate', { params: { code: 'ABCDEFGH2345' } });
       for (let i = 0; i < 3; i += 1) {
-        const ok = await limited.call('getHealth');
-        expect(ok.status).toBe(200);
-        expect(ok.headers['x-ratelimit-limit']).toBe('3');
+        const counted = await anonymousCall();
+        expect(counted.status).toBe(404);
+        expect(counted.headers['x-ratelimit-limit']).toBe('3');
       }
-      const res = await limited.call('getHealth');
+      const res = await anonymousCall();
       expect(res.status).toBe(429);
       expect(res.body.errors).toMatchObject({ code: 'RATE_LIMITED', limit: 3 });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('never limits nor counts the liveness and readiness probes', async () => {
+    const limited = await createTestApp({ rateLimit: { anonymous: 2, user: 2, admin: 2, windowMs: 3600_000 } });
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        const health = await limited.call('getHealth');
+        const ready = await limited.call('getReadiness');
+        expect([health.status, ready.status]).toEqual([200, 200]);
+        expect(health.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      const counted = await limited.call('verifyCertificate', { params: { code: 'ABCDEFGH2345' } });
+      expect(counted.headers['x-ratelimit-remaining']).toBe('1');
     } finally {
       await limited.close();
     }
