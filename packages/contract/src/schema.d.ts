@@ -2415,6 +2415,8 @@ export interface paths {
          *
          *     Rules:
          *     - `confirmPassword` must equal `password` (400, the message names `confirmPassword`).
+         *     - Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the
+         *       username or the e-mail (400 naming the rule).
          *     - `roleId` must be an existing active role (404 `RESOURCE_NOT_FOUND`), whose access level is not above
          *       the caller's (403 `ROLE_NOT_ASSIGNABLE`): a supervisor can create `agent`, `team_manager` and
          *       `supervisor` accounts, an admin also `admin` ones, only a super_admin `super_admin` ones.
@@ -2484,7 +2486,8 @@ export interface paths {
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
          *     - 409 `RESOURCE_IN_USE`: the account created records; 409 `SELF_ACTION_FORBIDDEN`: the caller's own
-         *       account.
+         *       account; 409 `LAST_ADMINISTRATOR`: the last active administrator (`admin` or `super_admin`) is never
+         *       deleted, so that someone can always administer the system.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -2505,6 +2508,8 @@ export interface paths {
          *       level and the organization): its access and refresh tokens stop working at once on every instance,
          *       and the user logs in again to get the new rights. Other changes keep the sessions open.
          *     - `organizationId` and `countryId` must exist, the country active (404 `RESOURCE_NOT_FOUND`).
+         *     - Design decision: the last active administrator (access level `admin` or `super_admin`) cannot be
+         *       given a lower role (409 `LAST_ADMINISTRATOR`): nobody could undo it.
          *     - Design decision: `firstName`, `lastName`, `email` and `organizationId` are written to the account and
          *       to its linked actor; a role change across families (e.g. `agent` to `admin`) also changes the actor's `actorRole`.
          *       On an account without an actor, `firstName` and `lastName` are refused with 400 (link one with
@@ -2518,7 +2523,7 @@ export interface paths {
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level; 403
          *       `ROLE_NOT_ASSIGNABLE`: the new role is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account, role, organization or country.
-         *     - 409 `ALREADY_EXISTS`: the e-mail is already used.
+         *     - 409 `ALREADY_EXISTS`: the e-mail is already used; 409 `LAST_ADMINISTRATOR`: the change would leave no active administrator.
          *     - 413: the body is over 10 MB.
          */
         patch: operations["updateUser"];
@@ -2585,7 +2590,9 @@ export interface paths {
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
-         *     - 409 `SELF_ACTION_FORBIDDEN`: the caller's own account.
+         *     - 409 `SELF_ACTION_FORBIDDEN`: the caller's own account; 409 `LAST_ADMINISTRATOR`: the last active
+         *       administrator (`admin` or `super_admin`) is never deactivated (checked under a lock, so two
+         *       administrators deactivating each other at once cannot both succeed).
          */
         post: operations["deactivateUser"];
         delete?: never;
@@ -2616,6 +2623,9 @@ export interface paths {
          *     own sessions end too. Design decision: a caller may not act on an account whose access level is above
          *     their own (403 `FORBIDDEN`, `requiredRoles` lists the levels that may). The answer carries `result:
          *     null`.
+         *
+         *     Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the account's
+         *     username or e-mail (400 naming the rule).
          *
          *     Errors:
          *     - 400: `newPassword` shorter than 6 characters, or `confirmPassword` differs (list of strings).
@@ -4888,6 +4898,15 @@ export interface components {
             code: "CUSTOMER_NOT_FOUND";
             customerId: number;
         };
+        /** @description The change would leave no active administrator (an account whose role has the access level `admin` or `super_admin`): the last one cannot be demoted, deactivated or deleted. HTTP 409. */
+        LastAdministratorError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "LAST_ADMINISTRATOR";
+            userId: number;
+        };
         /** @description The customer has neither an e-mail address nor a phone number. HTTP 400. */
         MissingCustomerInfoError: {
             /**
@@ -5226,7 +5245,7 @@ export interface components {
             requestId: string;
         };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -6793,7 +6812,10 @@ export interface components {
             email: string;
             firstName: string;
             lastName: string;
-            /** Format: password */
+            /**
+             * Format: password
+             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             */
             password: string;
             /**
              * Format: password
@@ -6825,7 +6847,10 @@ export interface components {
         };
         /** @description Sets a new password for a user account. Unknown fields are refused. */
         PasswordChange: {
-            /** Format: password */
+            /**
+             * Format: password
+             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             */
             newPassword: string;
             /**
              * Format: password

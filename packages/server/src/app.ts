@@ -14,6 +14,7 @@ import { handlers } from './modules/index.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
+import headers from './plugins/headers.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
@@ -70,6 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  await app.register(headers);
   await app.register(serialization);
   await app.register(validation);
   await app.register(database, { db: options.db });
