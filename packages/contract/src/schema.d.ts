@@ -225,11 +225,14 @@ export interface paths {
          *     - `vehicleTypeId` must name an existing, active vehicle type, else 404 `VEHICLE_TYPE_NOT_FOUND`.
          *     - `loadingPoint` has at least 3 characters.
          *     - `customerId`, if given (not null), must name an existing, active customer (actor with role
-         *       `CUSTOMER`), else 404 `CUSTOMER_NOT_FOUND`.
+         *       `CUSTOMER`) within the caller's scope, else 404 `CUSTOMER_NOT_FOUND`. Design decision: agents and
+         *       team managers may name only the customers of transports they can see (customers they were given);
+         *       supervisors and administrators any customer. A customer outside the scope answers exactly as an
+         *       unknown one, so a transport cannot be used to read another customer's contact details.
          *     - `newCustomer`, if given, is created as a customer actor in the same transaction and set on
          *       the transport. It needs an e-mail address or a phone number, else 400 `MISSING_CUSTOMER_INFO`.
-         *     - Design decision: sending both `customerId` and `newCustomer` is refused with 400 (validation
-         *       error), so the customer is never ambiguous. Sending neither creates a transport without customer.
+         *     - Design decision: sending both `customerId` and `newCustomer` is refused with 400 (`body must not
+         *       contain both customerId and newCustomer`), so the customer is never ambiguous. Sending neither creates a transport without customer.
          *     - Design decision: when `totalProductValue` is omitted it is computed as
          *       `productQuantity × averageUnitPrice` when both are given, else left null.
          *
@@ -293,7 +296,8 @@ export interface paths {
          *
          *     Rules, as for creation:
          *     - `vehicleTypeId` must name an existing, active vehicle type, else 404 `VEHICLE_TYPE_NOT_FOUND`.
-         *     - `customerId` must name an existing, active customer, else 404 `CUSTOMER_NOT_FOUND`;
+         *     - `customerId` must name an existing, active customer within the caller's scope (for agents and team
+         *       managers: a customer of a transport they can see), else 404 `CUSTOMER_NOT_FOUND`;
          *       `customerId: null` removes the customer.
          *     - `newCustomer` creates a customer and sets it; it needs an e-mail or a phone, else 400
          *       `MISSING_CUSTOMER_INFO`. Design decision: `customerId` and `newCustomer` together are a 400.
