@@ -245,11 +245,14 @@ export interface paths {
          *     - `vehicleTypeId` must name an existing, active vehicle type, else 404 `VEHICLE_TYPE_NOT_FOUND`.
          *     - `loadingPoint` has at least 3 characters.
          *     - `customerId`, if given (not null), must name an existing, active customer (actor with role
-         *       `CUSTOMER`), else 404 `CUSTOMER_NOT_FOUND`.
+         *       `CUSTOMER`) within the caller's scope, else 404 `CUSTOMER_NOT_FOUND`. Design decision: agents and
+         *       team managers may name only the customers of transports they can see (customers they were given);
+         *       supervisors and administrators any customer. A customer outside the scope answers exactly as an
+         *       unknown one, so a transport cannot be used to read another customer's contact details.
          *     - `newCustomer`, if given, is created as a customer actor in the same transaction and set on
          *       the transport. It needs an e-mail address or a phone number, else 400 `MISSING_CUSTOMER_INFO`.
-         *     - Design decision: sending both `customerId` and `newCustomer` is refused with 400 (validation
-         *       error), so the customer is never ambiguous. Sending neither creates a transport without customer.
+         *     - Design decision: sending both `customerId` and `newCustomer` is refused with 400 (`body must not
+         *       contain both customerId and newCustomer`), so the customer is never ambiguous. Sending neither creates a transport without customer.
          *     - Design decision: when `totalProductValue` is omitted it is computed as
          *       `productQuantity × averageUnitPrice` when both are given, else left null.
          *
@@ -313,7 +316,8 @@ export interface paths {
          *
          *     Rules, as for creation:
          *     - `vehicleTypeId` must name an existing, active vehicle type, else 404 `VEHICLE_TYPE_NOT_FOUND`.
-         *     - `customerId` must name an existing, active customer, else 404 `CUSTOMER_NOT_FOUND`;
+         *     - `customerId` must name an existing, active customer within the caller's scope (for agents and team
+         *       managers: a customer of a transport they can see), else 404 `CUSTOMER_NOT_FOUND`;
          *       `customerId: null` removes the customer.
          *     - `newCustomer` creates a customer and sets it; it needs an e-mail or a phone, else 400
          *       `MISSING_CUSTOMER_INFO`. Design decision: `customerId` and `newCustomer` together are a 400.
@@ -2435,6 +2439,8 @@ export interface paths {
          *
          *     Rules:
          *     - `confirmPassword` must equal `password` (400, the message names `confirmPassword`).
+         *     - Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the
+         *       username or the e-mail (400 naming the rule).
          *     - `roleId` must be an existing active role (404 `RESOURCE_NOT_FOUND`), whose access level is not above
          *       the caller's (403 `ROLE_NOT_ASSIGNABLE`): a supervisor can create `agent`, `team_manager` and
          *       `supervisor` accounts, an admin also `admin` ones, only a super_admin `super_admin` ones.
@@ -2504,7 +2510,8 @@ export interface paths {
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
          *     - 409 `RESOURCE_IN_USE`: the account created records; 409 `SELF_ACTION_FORBIDDEN`: the caller's own
-         *       account.
+         *       account; 409 `LAST_ADMINISTRATOR`: the last active administrator (`admin` or `super_admin`) is never
+         *       deleted, so that someone can always administer the system.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -2525,6 +2532,8 @@ export interface paths {
          *       level and the organization): its access and refresh tokens stop working at once on every instance,
          *       and the user logs in again to get the new rights. Other changes keep the sessions open.
          *     - `organizationId` and `countryId` must exist, the country active (404 `RESOURCE_NOT_FOUND`).
+         *     - Design decision: the last active administrator (access level `admin` or `super_admin`) cannot be
+         *       given a lower role (409 `LAST_ADMINISTRATOR`): nobody could undo it.
          *     - Design decision: `firstName`, `lastName`, `email` and `organizationId` are written to the account and
          *       to its linked actor; a role change across families (e.g. `agent` to `admin`) also changes the actor's `actorRole`.
          *       On an account without an actor, `firstName` and `lastName` are refused with 400 (link one with
@@ -2538,7 +2547,7 @@ export interface paths {
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level; 403
          *       `ROLE_NOT_ASSIGNABLE`: the new role is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account, role, organization or country.
-         *     - 409 `ALREADY_EXISTS`: the e-mail is already used.
+         *     - 409 `ALREADY_EXISTS`: the e-mail is already used; 409 `LAST_ADMINISTRATOR`: the change would leave no active administrator.
          *     - 413: the body is over 10 MB.
          */
         patch: operations["updateUser"];
@@ -2605,7 +2614,9 @@ export interface paths {
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
-         *     - 409 `SELF_ACTION_FORBIDDEN`: the caller's own account.
+         *     - 409 `SELF_ACTION_FORBIDDEN`: the caller's own account; 409 `LAST_ADMINISTRATOR`: the last active
+         *       administrator (`admin` or `super_admin`) is never deactivated (checked under a lock, so two
+         *       administrators deactivating each other at once cannot both succeed).
          */
         post: operations["deactivateUser"];
         delete?: never;
@@ -2636,6 +2647,9 @@ export interface paths {
          *     own sessions end too. Design decision: a caller may not act on an account whose access level is above
          *     their own (403 `FORBIDDEN`, `requiredRoles` lists the levels that may). The answer carries `result:
          *     null`.
+         *
+         *     Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the account's
+         *     username or e-mail (400 naming the rule).
          *
          *     Errors:
          *     - 400: `newPassword` shorter than 6 characters, or `confirmPassword` differs (list of strings).
@@ -4908,6 +4922,15 @@ export interface components {
             code: "CUSTOMER_NOT_FOUND";
             customerId: number;
         };
+        /** @description The change would leave no active administrator (an account whose role has the access level `admin` or `super_admin`): the last one cannot be demoted, deactivated or deleted. HTTP 409. */
+        LastAdministratorError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "LAST_ADMINISTRATOR";
+            userId: number;
+        };
         /** @description The customer has neither an e-mail address nor a phone number. HTTP 400. */
         MissingCustomerInfoError: {
             /**
@@ -5260,7 +5283,7 @@ export interface components {
             dependency?: "database" | "redis";
         };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -6844,7 +6867,10 @@ export interface components {
             email: string;
             firstName: string;
             lastName: string;
-            /** Format: password */
+            /**
+             * Format: password
+             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             */
             password: string;
             /**
              * Format: password
@@ -6876,7 +6902,10 @@ export interface components {
         };
         /** @description Sets a new password for a user account. Unknown fields are refused. */
         PasswordChange: {
-            /** Format: password */
+            /**
+             * Format: password
+             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             */
             newPassword: string;
             /**
              * Format: password
@@ -7951,7 +7980,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request's content type is not one this operation declares. A body is accepted only in the media types listed under the operation's `requestBody` (JSON operations accept only `application/json`, uploads only `multipart/form-data`); anything else is refused before the body is read. */
+        /** @description The request's content type is not one this operation declares. A body is accepted only in the media types listed under the operation's `requestBody` (JSON operations accept only `application/json`, uploads only `multipart/form-data`); anything else is refused before the body is read. An operation without a request body tolerates an empty or JSON body (ignored) and refuses any other. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -8107,6 +8136,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8174,6 +8204,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8229,6 +8260,8 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getReadiness: {
@@ -8315,6 +8348,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8405,6 +8439,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8445,6 +8480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8534,6 +8570,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8639,6 +8676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8690,6 +8728,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8788,6 +8827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8836,6 +8876,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8937,6 +8978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -8964,6 +9006,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9074,6 +9117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9121,6 +9165,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9210,6 +9255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9266,6 +9312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9385,6 +9432,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9469,6 +9517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9508,6 +9557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9606,6 +9656,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9662,6 +9713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9779,6 +9831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9922,6 +9975,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9961,6 +10015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -9993,6 +10048,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10030,6 +10086,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10065,6 +10122,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10112,6 +10170,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10168,6 +10227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10224,6 +10284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10322,6 +10383,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10354,6 +10416,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10404,6 +10467,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10443,6 +10507,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10569,6 +10634,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10625,6 +10691,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10669,6 +10736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10709,6 +10777,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10762,6 +10831,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10876,6 +10946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -10932,6 +11003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11049,6 +11121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11105,6 +11178,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11199,6 +11273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11313,6 +11388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11369,6 +11445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11486,6 +11563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11542,6 +11620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11634,6 +11713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11739,6 +11819,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11795,6 +11876,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11912,6 +11994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -11959,6 +12042,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12040,6 +12124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12097,6 +12182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12211,6 +12297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12267,6 +12354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12376,6 +12464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12432,6 +12521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12549,6 +12639,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12596,6 +12687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12643,6 +12735,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12699,6 +12792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12750,6 +12844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12856,6 +12951,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -12912,6 +13008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13031,6 +13128,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13070,6 +13168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13109,6 +13208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13256,6 +13356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13349,6 +13450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13379,6 +13481,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13438,6 +13541,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13469,6 +13573,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13509,6 +13614,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13640,6 +13746,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13724,6 +13831,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13771,6 +13879,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13810,6 +13919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13990,6 +14100,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14035,6 +14146,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14116,6 +14228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14164,6 +14277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14302,6 +14416,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14383,6 +14498,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14431,6 +14547,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14577,6 +14694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14674,6 +14792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14730,6 +14849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14897,6 +15017,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -14978,6 +15099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15026,6 +15148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15166,6 +15289,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15247,6 +15371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15295,6 +15420,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15441,6 +15567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15538,6 +15665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15594,6 +15722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15758,6 +15887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15864,6 +15994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -15920,6 +16051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16088,6 +16220,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16169,6 +16302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16208,6 +16342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16310,6 +16445,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16358,6 +16494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16442,6 +16579,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16523,6 +16661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -16571,6 +16710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

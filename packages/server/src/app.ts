@@ -18,6 +18,7 @@ import { handlers } from './modules/index.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
+import headers from './plugins/headers.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
@@ -77,6 +78,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  await app.register(headers);
   // Before the security plugin: preflights are answered without identification or rate limits.
   await app.register(cors, corsOptions(config));
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });

@@ -10,6 +10,7 @@ interface ValidationIssue {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  schema?: unknown;
 }
 
 /** "body/email must match format \"email\"": the field path, then the rule. */
@@ -24,6 +25,8 @@ function describe(context: string, issue: ValidationIssue): { field: string; mes
     message = 'is not an accepted field';
   } else if (issue.keyword === 'enum') {
     message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+  } else if (issue.keyword === 'not' && Array.isArray((issue.schema as { required?: unknown } | undefined)?.required)) {
+    message = `must not contain both ${((issue.schema as { required: string[] }).required).join(' and ')}`;
   } else if (issue.keyword === TEXT_SAFE) {
     message = 'must not contain NUL characters';
   } else if (issue.keyword === 'const') {

@@ -27,6 +27,8 @@ export function createAjv(coerce = true) {
     addUsedSchema: false,
     strict: false,
     discriminator: false,
+    // Errors carry their subschema: a `not` names the fields that may not come together.
+    verbose: true,
   });
   addFormats(ajv);
   // File parts arrive as their file names (see plugins/uploads.ts); the bytes are checked there.
