@@ -8,9 +8,21 @@ export default defineConfig({
           name: 'server',
           root: 'packages/server',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/ops/**'],
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // Failure modes on real processes (a private PostgreSQL cluster, a private Redis, the
+        // built server): run once, whatever the database of the run.
+        test: {
+          name: 'ops',
+          root: 'packages/server',
+          include: ['test/ops/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 300_000,
         },
       },
       {
