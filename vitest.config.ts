@@ -6,7 +6,7 @@ const server = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
 };
-const isolatedServerTests = ['test/modules/tutorials/certificate-code.test.ts'];
+const isolatedServerTests = ['test/modules/tutorials/certificate-code.test.ts', 'test/ops/**'];
 
 export default defineConfig({
   test: {
@@ -26,7 +26,18 @@ export default defineConfig({
           ...server,
           // Files that replace a module with vi.mock need modules of their own.
           name: 'server-isolated',
-          include: isolatedServerTests,
+          include: ['test/modules/tutorials/certificate-code.test.ts'],
+        },
+      },
+      {
+        // Failure modes on real processes (a private PostgreSQL cluster, a private Redis, the
+        // built server): run once, whatever the database of the run.
+        test: {
+          name: 'ops',
+          root: 'packages/server',
+          include: ['test/ops/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 300_000,
         },
       },
       {

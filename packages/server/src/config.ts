@@ -149,7 +149,7 @@ function describeIssue(issue: EnvIssue, env: Record<string, unknown>): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let e: Env;
   try {
-    e = envSchema<Env>({ schema, data: { ...env }, env: env === process.env, dotenv: env === process.env });
+    e = envSchema<Env>({ schema, data: { ...env }, env: env === process.env, dotenv: env === process.env && { quiet: true } });
   } catch (error) {
     const issues = (error as { errors?: EnvIssue[] }).errors;
     if (!issues) throw error;
