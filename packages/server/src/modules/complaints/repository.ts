@@ -67,7 +67,9 @@ export function listQuery(db: Db, scope: Expression<SqlBool>, f: ComplaintFilter
   if (f.countryId !== undefined) query = query.where('c.country_id', '=', f.countryId);
   if (f.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', f.complaintTypeId);
   if (f.startAtFrom !== undefined) query = query.where('c.created_at', '>=', new Date(f.startAtFrom));
-  if (f.startAtTo !== undefined) query = query.where('c.created_at', '<=', new Date(f.startAtTo));
+  // Half-open end: the API shows instants to the millisecond, the column keeps microseconds, so the
+  // end instant given by a client covers its whole millisecond.
+  if (f.startAtTo !== undefined) query = query.where('c.created_at', '<', new Date(new Date(f.startAtTo).getTime() + 1));
   if (f.label !== undefined) query = query.where('c.label', 'ilike', containing(f.label));
   if (f.assignedTo !== undefined) query = query.where('c.assigned_to', '=', f.assignedTo);
   if (f.createdBy !== undefined) query = query.where('c.created_by', '=', f.createdBy);
