@@ -1,6 +1,7 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
+import type { Query, SharedQuery } from '../../http/handlers.js';
 
 type Db = Kysely<Database>;
 
@@ -44,19 +45,9 @@ export function selectComplaints(db: Db) {
 }
 export type ComplaintRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectComplaints>['executeTakeFirst']>>>;
 
-export interface ComplaintFilters {
-  status?: ComplaintStatus;
-  countryId?: number;
-  complaintTypeId?: number;
-  startAtFrom?: string;
-  startAtTo?: string;
-  label?: string;
-  assignedTo?: number;
-  createdBy?: number;
-  search?: string;
-  sortBy?: 'createdAt' | 'updatedAt' | 'status';
-  sortOrder?: 'ASC' | 'DESC';
-}
+/** The filters of both complaint lists; `assignedTo`, `createdBy` and `search` are the administrators' own. */
+export type ComplaintFilters = Omit<SharedQuery<'listComplaints', 'listAdminComplaints'>, 'page' | 'limit'> &
+  Pick<Query<'listAdminComplaints'>, 'assignedTo' | 'createdBy' | 'search'>;
 
 const SORT_COLUMNS = { createdAt: 'c.created_at', updatedAt: 'c.updated_at', status: 'c.status' } as const;
 
