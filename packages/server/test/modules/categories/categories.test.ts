@@ -11,7 +11,7 @@ afterAll(async () => t?.close());
 
 let counter = 0;
 const uniqueName = (prefix = 'Category') => `${prefix} ${++counter} ${Math.random().toString(36).slice(2, 6)}`;
-const create = (body: object, token = supervisor) => t.call('createConfigCategory', { body, token });
+const create = (body: object, token = supervisor) => t.call('createConfigCategory', { payload: body, token });
 const rowsNamed = (name: string) =>
   t.db.selectFrom('categories').selectAll().where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase()).execute();
 const seeded = (scope: 'FORUM' | 'ANNOUNCEMENT' | 'TUTORIAL', name: string) =>
@@ -61,7 +61,7 @@ describe('GET /admin/configurations/categories', () => {
 
     const newest = await create({ scope: 'FORUM', name: uniqueName('Newest') });
     const byDate = await t.call('listConfigCategories', { query: { limit: 1 }, token: supervisor });
-    expect(byDate.body.result.data[0].id).toBe(newest.body.result.id);
+    expect(byDate.body.result.data[0]!.id).toBe(newest.body.result.id);
 
     const page2 = await t.call('listConfigCategories', { query: { limit: 5, page: 2, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
     const all = await t.call('listConfigCategories', { query: { limit: 100, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
@@ -128,7 +128,7 @@ describe('PATCH /admin/configurations/categories/{id}', () => {
   it('refuses scope and isActive as unknown fields with 400', async () => {
     const row = await seeded('FORUM', 'Regulations');
     for (const body of [{ scope: 'TUTORIAL' }, { isActive: false }]) {
-      const res = await t.call('updateConfigCategory', { params: { id: row.id }, body, token: supervisor });
+      const res = await t.call('updateConfigCategory', { params: { id: row.id }, payload: body, token: supervisor });
       expect(res.status).toBe(400);
     }
     expect(await seeded('FORUM', 'Regulations')).toMatchObject({ scope: 'FORUM', is_active: true });

@@ -67,7 +67,7 @@ describe('GET /trade/complaints (listComplaints)', () => {
     expect(ids(byStatus.body)).toEqual([b.id]);
     const byType = await t.call('listComplaints', { token, query: { label: 'zeta', complaintTypeId: type } });
     expect(ids(byType.body)).toEqual([a.id]);
-    expect(byType.body.result.data[0].complaintType).toEqual({ id: type, name: 'Missing goods' });
+    expect(byType.body.result.data[0]!.complaintType).toEqual({ id: type, name: 'Missing goods' });
 
     const france = await t.db.selectFrom('countries').select('id').where('code', '=', 'FR').executeTakeFirstOrThrow();
     const morocco = await t.db.selectFrom('countries').select('id').where('code', '=', 'MA').executeTakeFirstOrThrow();
@@ -108,7 +108,7 @@ describe('GET /trade/complaints (listComplaints)', () => {
   it('answers 400 for an invalid parameter', async () => {
     const res = await t.call('listComplaints', { token: await t.token('agent'), query: { status: 'LOST' } });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatch(/^querystring\/status must be one of/);
+    expect((res.body.errors as unknown as string[])[0]).toMatch(/^querystring\/status must be one of/);
   });
 });
 

@@ -43,7 +43,7 @@ describe('GET /admin/configurations/states (listConfigStates)', () => {
     expect(new Set(groups).size).toBe(groups.length);
     const page = await t.call('listConfigStates', { token: supervisor, query: { limit: 5, page: 2 } });
     expect(page.body.result.data).toHaveLength(5);
-    expect(page.body.result.data[0].id).toBe(res.body.result.data[5].id);
+    expect(page.body.result.data[0]!.id).toBe(res.body.result.data[5]!.id);
   });
 
   it('searches code and name case-insensitively and filters by active state', async () => {

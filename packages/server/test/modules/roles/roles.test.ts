@@ -36,7 +36,7 @@ describe('GET /admin/configurations/roles (listConfigRoles)', () => {
     ]);
     expect(system[2]).toMatchObject({ accessLevel: 'agent', isSystem: true, isActive: true });
     const agents = await t.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role_id', '=', 3).executeTakeFirstOrThrow();
-    expect(system[2].usersCount).toBe(Number(agents.n));
+    expect(system[2]!.usersCount).toBe(Number(agents.n));
   });
 
   it('searches code and name and filters by active state', async () => {
@@ -94,7 +94,7 @@ describe('PATCH /admin/configurations/roles/{id} (updateConfigRole)', () => {
     expect(sameCode.status).toBe(200);
 
     for (const body of [{ code: 'FIELD_AGENT' }, { accessLevel: 'supervisor' }]) {
-      const res = await t.call('updateConfigRole', { token: root, params: { id: 3 }, body });
+      const res = await t.call('updateConfigRole', { token: root, params: { id: 3 }, payload: body });
       expect(res.status).toBe(409);
       expect(res.body.errors).toEqual({ code: 'NOT_EDITABLE', resource: 'role', id: 3, status: 'SYSTEM' });
     }

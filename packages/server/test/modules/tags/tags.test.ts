@@ -11,7 +11,7 @@ afterAll(async () => t?.close());
 
 let counter = 0;
 const uniqueName = (prefix = 'tag') => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
-const create = (body: object, token = supervisor) => t.call('createConfigTag', { body, token });
+const create = (body: object, token = supervisor) => t.call('createConfigTag', { payload: body, token });
 const rowsNamed = (name: string) =>
   t.db.selectFrom('tags').selectAll().where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase()).execute();
 const seeded = (name: string) => t.db.selectFrom('tags').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
@@ -59,7 +59,7 @@ describe('GET /admin/configurations/tags', () => {
 
     const newest = await create({ name: uniqueName('newest') });
     const byDate = await t.call('listConfigTags', { query: { limit: 1 }, token: supervisor });
-    expect(byDate.body.result.data[0].id).toBe(newest.body.result.id);
+    expect(byDate.body.result.data[0]!.id).toBe(newest.body.result.id);
 
     const page2 = await t.call('listConfigTags', { query: { limit: 3, page: 2, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
     const all = await t.call('listConfigTags', { query: { limit: 100, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
@@ -118,7 +118,7 @@ describe('PATCH /admin/configurations/tags/{id}', () => {
 
   it('refuses isActive as an unknown field with 400', async () => {
     const row = await seeded('tips');
-    const res = await t.call('updateConfigTag', { params: { id: row.id }, body: { isActive: false }, token: supervisor });
+    const res = await t.call('updateConfigTag', { params: { id: row.id }, payload: { isActive: false }, token: supervisor });
     expect(res.status).toBe(400);
     expect((await seeded('tips')).is_active).toBe(true);
   });

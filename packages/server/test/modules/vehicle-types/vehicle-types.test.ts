@@ -13,7 +13,7 @@ const usage = async (id: number) =>
   Number((await t.db.selectFrom('transports').select((eb) => eb.fn.countAll<number>().as('n')).where('vehicle_type_id', '=', id).executeTakeFirstOrThrow()).n);
 
 async function create(body: Record<string, unknown>) {
-  const res = await t.call('createConfigVehicleType', { token: await t.token('supervisor'), body });
+  const res = await t.call('createConfigVehicleType', { token: await t.token('supervisor'), payload: body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.result as { id: number; name: string };
 }
@@ -176,7 +176,7 @@ describe('PATCH /admin/configurations/vehicle-types/{id}/status (setConfigVehicl
     const absent = await t.call('setConfigVehicleTypeStatus', { token, params: { id: 9999 }, body: { isActive: true } });
     expect(absent.status).toBe(404);
     expect(absent.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'vehicle_type', id: 9999 });
-    const invalid = await t.call('setConfigVehicleTypeStatus', { token, params: { id: await idOf('Pickup') }, body: {} });
+    const invalid = await t.call('setConfigVehicleTypeStatus', { token, params: { id: await idOf('Pickup') }, payload: {} });
     expect(invalid.status).toBe(400);
   });
 });
