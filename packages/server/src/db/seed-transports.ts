@@ -4,7 +4,7 @@ import { type Clock, CUSTOMERS, need, type SeedRefs, type StaffKey } from './see
 
 /* Demo transports (with status history and documents) and complaints (with history and a notification). */
 
-// The action path from creation to each status, following the transitions of domain.md.
+// The action path from creation to each status, following the transport state machine (transports/rules.ts).
 const PATHS: Record<TransportStatus, TransportAction[]> = {
   PENDING: ['CREATE'],
   VALIDATED: ['CREATE', 'VALIDATE'],

@@ -11,15 +11,11 @@ function disposition(filename: string, inline: boolean): string {
 }
 
 /** Turns the typed handler map into glue's service handlers: envelope, status and file replies. */
-export function serviceHandlers(handlers: Partial<Handlers>, doc: OpenApiDocument): Record<string, RouteHandler> {
+export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Record<string, RouteHandler> {
   const service: Record<string, RouteHandler> = {};
   for (const { operation } of listOperations(doc)) {
     const { operationId } = operation;
-    const handler = handlers[operationId] as ((r: FastifyRequest, p: FastifyReply) => Promise<unknown>) | undefined;
-    if (!handler) {
-      service[operationId] = notImplemented(operationId);
-      continue;
-    }
+    const handler = handlers[operationId] as (r: FastifyRequest, p: FastifyReply) => Promise<unknown>;
     const statuses = Object.keys((operation as unknown as { responses: object }).responses).map(Number);
     const status = Math.min(...statuses.filter((s) => s >= 200 && s < 300));
     service[operationId] = async (req, reply) => {
@@ -35,16 +31,4 @@ export function serviceHandlers(handlers: Partial<Handlers>, doc: OpenApiDocumen
     };
   }
   return service;
-}
-
-/** Operations whose module is not built yet answer 501 NOT_IMPLEMENTED (the handler test lists them). */
-function notImplemented(operationId: string): RouteHandler {
-  return async (_req, reply) =>
-    reply.code(501).send({
-      success: false,
-      message: `Operation ${operationId} is not implemented yet`,
-      result: null,
-      errors: { code: 'NOT_IMPLEMENTED', operationId },
-      except: null,
-    });
 }

@@ -28,6 +28,15 @@ export interface RouteTypes<K extends OperationId> {
   Body: RequestBodyOf<K>;
 }
 export type Req<K extends OperationId> = FastifyRequest<RouteTypes<K>>;
+/** An operation's query parameters, as the contract declares them. */
+export type Query<K extends OperationId> = RouteTypes<K>['Querystring'];
+/** A query whose parameters `D` the handler has given their defaults (so they are always there). */
+export type Defaulted<Q, D extends keyof Q> = Omit<Q, D> & { [P in D]-?: NonNullable<Q[P]> };
+/**
+ * The parameters two operations share (e.g. the user-side and administration lists of one
+ * resource): renaming one in either operation removes it here, so its reader fails to compile.
+ */
+export type SharedQuery<A extends OperationId, B extends OperationId> = Pick<Query<A>, keyof Query<A> & keyof Query<B>>;
 
 /** A JSON success: the envelope is added by the binding. `status` defaults to the operation's lowest success status. */
 export interface Success<K extends OperationId> {

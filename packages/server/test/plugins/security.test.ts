@@ -116,7 +116,7 @@ describe('roles', () => {
   });
 
   it('authenticates before validating: an unauthenticated request with a bad body gets 401, not 400', async () => {
-    const res = await t.call('createTransport', { body: { unknown: true } });
+    const res = await t.call('createTransport', { payload: { unknown: true } });
     expect(res.status).toBe(401);
   });
 });
@@ -132,13 +132,13 @@ describe('request limits and errors in the envelope', () => {
   });
 
   it('refuses unknown body fields with 400 naming the field', async () => {
-    const res = await t.call('login', { body: { username: 'agent', password: DEMO_PASSWORD, admin: true } });
+    const res = await t.call('login', { payload: { username: 'agent', password: DEMO_PASSWORD, admin: true } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toContain('body/admin is not an accepted field');
   });
 
   it('names the field and the rule of a validation failure', async () => {
-    const res = await t.call('login', { body: { username: 'agent' } });
+    const res = await t.call('login', { payload: { username: 'agent' } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toContain('body/password is required');
   });

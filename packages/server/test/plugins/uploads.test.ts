@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, errorMessages, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,7 +74,7 @@ describe('upload request limits and malformed bodies', () => {
     const token = await t.token('admin');
     const res = await t.call('uploadTransportDocuments', { token, payload: Buffer.from(`${head('a.pdf')}%PDF-1.4 truncated`), headers });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatch(/^body is not valid multipart\/form-data/);
+    expect(errorMessages(res.body)[0]).toMatch(/^body is not valid multipart\/form-data/);
   });
 
   it('refuses a NUL character in a file name with 400 naming the field', async () => {

@@ -8,7 +8,9 @@ import { invalidateAnnouncementCaches } from '../../src/modules/announcements/ca
 import { testConfig, type Config } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/schema.js';
-import type { OperationId } from '../../src/http/handlers.js';
+import type { ErrorDetail } from '../../src/contract.js';
+import type { OperationId, RouteTypes } from '../../src/http/handlers.js';
+import type { operations } from '@transport-ops/contract';
 import { operationById, responseValidator } from './contract.js';
 import { recordCovered } from './coverage.js';
 import { withDatabase } from './global-setup.js';
@@ -38,18 +40,45 @@ export async function freshDatabase(): Promise<{ db: Kysely<Database>; drop: () 
   return { db, drop: () => db.destroy() };
 }
 
-export interface CallOptions {
-  params?: Record<string, string | number>;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
+type Responses<K extends OperationId> = operations[K]['responses'];
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type SuccessOf<K extends OperationId> = JsonOf<Responses<K>[Extract<keyof Responses<K>, 200 | 201>]>;
+type AllKeys<U> = U extends unknown ? keyof U : never;
+/** Every field of every error detail, optional: a test reads the fields of the code it expects. */
+type MergedDetail = { [P in AllKeys<ErrorDetail>]?: ErrorDetail extends infer D ? (D extends { [Q in P]?: infer V } ? V : never) : never };
+/** Path and query values may also be strings (a test of a malformed value); names come from the contract. */
+type Loose<T> = { [P in keyof T]: T[P] | string };
+type IsWide<K extends OperationId> = OperationId extends K ? true : false;
+
+/**
+ * A request typed from the contract: renaming a parameter or a body field fails `tsc`. A body the
+ * contract refuses on purpose (to test a 400) goes in `payload`.
+ */
+export interface CallOptions<K extends OperationId = OperationId> {
+  params?: IsWide<K> extends true ? Record<string, string | number> : Loose<RouteTypes<K>['Params']>;
+  query?: IsWide<K> extends true ? Record<string, string | number | boolean | undefined> : Partial<Loose<RouteTypes<K>['Querystring']>>;
+  body?: IsWide<K> extends true ? unknown : RouteTypes<K>['Body'];
   token?: string | null;
   headers?: Record<string, string>;
   payload?: InjectOptions['payload'];
 }
 
-export interface CallResult<T = any> {
+/** The JSON body of an answer: the operation's success envelope, with `errors` readable as an error detail. */
+export type ResponseBody<K extends OperationId> = IsWide<K> extends true
+  ? any
+  : [SuccessOf<K>] extends [never]
+    ? Buffer & { success: false; message: string; errors: MergedDetail } // a file, or a JSON error envelope
+    : Omit<SuccessOf<K>, 'errors' | 'except'> & { errors: MergedDetail; except?: string | null };
+
+/** The `errors` of an answer that lists messages (validation, authentication), checked to be a list. */
+export function errorMessages(body: { errors: unknown }): string[] {
+  expect(Array.isArray(body.errors), `errors is not a list: ${JSON.stringify(body.errors)}`).toBe(true);
+  return body.errors as string[];
+}
+
+export interface CallResult<K extends OperationId = OperationId> {
   status: number;
-  body: T;
+  body: ResponseBody<K>;
   headers: LightMyRequestResponse['headers'];
   raw: LightMyRequestResponse;
 }
@@ -58,7 +87,7 @@ export interface TestApp {
   app: FastifyInstance;
   db: Kysely<Database>;
   /** Calls an operation by its operationId and checks the response against the contract. */
-  call<T = any>(operationId: OperationId, options?: CallOptions): Promise<CallResult<T>>;
+  call<K extends OperationId>(operationId: K, options?: CallOptions<K>): Promise<CallResult<K>>;
   /** An access token of a demo user (logged in once per app). */
   token(user: DemoUser): Promise<string>;
   close(): Promise<void>;
@@ -132,11 +161,11 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
   const { app } = shared;
   const tokens = new Map<string, Promise<string>>();
 
-  async function call<T>(operationId: OperationId, options: CallOptions = {}): Promise<CallResult<T>> {
+  async function call<K extends OperationId>(operationId: K, options: CallOptions<K> = {}): Promise<CallResult<K>> {
     const info = operationById.get(operationId);
     if (!info) throw new Error(`unknown operation ${operationId}`);
     const url = info.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = options.params?.[name];
+      const value = (options.params as Record<string, string | number> | undefined)?.[name];
       if (value === undefined) throw new Error(`${operationId}: missing path parameter ${name}`);
       return encodeURIComponent(String(value));
     });
@@ -162,14 +191,14 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
       expect(valid, `${operationId} ${res.statusCode} response breaks the contract: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(body).slice(0, 800)}`).toBe(true);
     }
     if (res.statusCode < 300) recordCovered(operationId);
-    return { status: res.statusCode, body: body as T, headers: res.headers, raw: res };
+    return { status: res.statusCode, body: body as ResponseBody<K>, headers: res.headers, raw: res };
   }
 
   async function token(user: DemoUser): Promise<string> {
     if (!tokens.has(user)) {
       tokens.set(
         user,
-        call<{ result: { access_token: string } }>('login', { body: { username: user, password: DEMO_PASSWORD } }).then((r) => {
+        call('login', { body: { username: user, password: DEMO_PASSWORD } }).then((r) => {
           if (r.status !== 200) throw new Error(`login of ${user} failed: ${JSON.stringify(r.body)}`);
           return r.body.result.access_token;
         }),

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /*
- * The whole domain of /work/briefs/domain.md as it stood when this migration was written.
+ * The whole domain model (the interface specification) as it stood when this migration was written.
  * Frozen in time: never import application code here; later changes go in new migrations.
  *
  * Plain PostgreSQL only (no extensions), so it runs on PGlite and on PostgreSQL 15+.

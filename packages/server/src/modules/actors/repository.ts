@@ -2,6 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ActorRole, Database } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { containing } from '../../lib/text.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
 
 /**
@@ -40,15 +41,7 @@ export function selectActors(db: Kysely<Database>, role: ActorRole) {
 }
 export type ActorRow = Awaited<ReturnType<ReturnType<typeof selectActors>['executeTakeFirstOrThrow']>>;
 
-export interface ActorFilters {
-  page: number;
-  limit: number;
-  search?: string;
-  isActive?: boolean;
-  organizationId?: number;
-  sortBy: 'createdAt' | 'lastName' | 'firstName';
-  sortOrder: 'ASC' | 'DESC';
-}
+export type ActorFilters = Defaulted<Omit<Query<'listAdmins'>, 'page' | 'limit'>, 'sortBy' | 'sortOrder'> & { page: number; limit: number };
 
 const SORT_COLUMNS = { createdAt: 'a.created_at', lastName: 'a.last_name', firstName: 'a.first_name' } as const;
 

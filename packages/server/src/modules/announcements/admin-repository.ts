@@ -3,20 +3,9 @@ import type { AnnouncementStatus, AnnouncementsTable, Database, Priority } from 
 import { fetchPage } from '../../lib/paging.js';
 import { containing } from '../../lib/text.js';
 import { selectAnnouncements } from './repository.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
-export interface AdminListQuery {
-  page: number;
-  limit: number;
-  status?: AnnouncementStatus;
-  priority?: Priority;
-  categoryId?: number;
-  authorId?: number;
-  search?: string;
-  startDate?: string;
-  endDate?: string;
-  sortBy: 'createdAt' | 'updatedAt' | 'publishedAt' | 'expiresAt' | 'title' | 'priority' | 'viewsCount' | 'likesCount';
-  sortOrder: 'ASC' | 'DESC';
-}
+export type AdminListQuery = Defaulted<Query<'listAdminAnnouncements'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
 const SORT_COLUMNS = {
   createdAt: sql`a.created_at`,

@@ -4,6 +4,7 @@ import type { Database, Priority } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
 /** Who an answer is for: what targeting compares with (the caller's role code and country code). */
 export interface Audience {
@@ -104,15 +105,7 @@ export function findVisibility(db: Kysely<Database>, id: number) {
 }
 export type VisibilityRow = NonNullable<Awaited<ReturnType<typeof findVisibility>>>;
 
-export interface UserListQuery {
-  page: number;
-  limit: number;
-  categoryId?: number;
-  priority?: Priority;
-  search?: string;
-  startDate?: string;
-  endDate?: string;
-}
+export type UserListQuery = Defaulted<Query<'listAnnouncements'>, 'page' | 'limit'>;
 
 export function listVisible(db: Kysely<Database>, audience: Audience, now: Date, q: UserListQuery) {
   let query = selectAnnouncements(db).where(visibleTo(audience, now));

@@ -1,16 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { components } from '@transport-ops/contract';
 import type { Database } from '../../db/schema.js';
+import type { Req } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';
 
 type ComplaintTypeAdmin = components['schemas']['ComplaintTypeAdmin'];
 type ComplaintType = components['schemas']['ComplaintType'];
-
-export interface TypeFilters {
-  search?: string;
-  isActive?: boolean;
-}
 
 /** Complaint types with the number of complaints using each. */
 function selectTypes(db: Kysely<Database>) {
@@ -43,59 +39,22 @@ export const toAdminType = (row: TypeRow): ComplaintTypeAdmin => ({
   updatedAt: iso(row.updated_at),
 });
 
-export function listTypesQuery(db: Kysely<Database>, filters: TypeFilters) {
+export function listComplaintTypes(db: Kysely<Database>, q: Req<'listConfigComplaintTypes'>['query']) {
   let query = selectTypes(db).orderBy('ct.name').orderBy('ct.id');
-  if (filters.search !== undefined) {
-    const pattern = containing(filters.search);
+  if (q.search !== undefined) {
+    const pattern = containing(q.search);
     query = query.where((eb) => eb.or([eb('ct.name', 'ilike', pattern), eb('ct.description', 'ilike', pattern)]));
   }
-  if (filters.isActive !== undefined) query = query.where('ct.is_active', '=', filters.isActive);
+  if (q.isActive !== undefined) query = query.where('ct.is_active', '=', q.isActive);
   return query;
 }
 
-export const findType = (db: Kysely<Database>, id: number) => selectTypes(db).where('ct.id', '=', id).executeTakeFirst();
-
-/** Another type whose name equals `name` ignoring case (names are unique case-insensitively). */
-export async function nameTaken(db: Kysely<Database>, name: string, exceptId?: number): Promise<boolean> {
-  let query = db.selectFrom('complaint_types').select('id').where(sql<string>`lower(name)`, '=', name.toLowerCase());
-  if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
-  return (await query.executeTakeFirst()) !== undefined;
+export async function findComplaintType(db: Kysely<Database>, id: number): Promise<ComplaintTypeAdmin | undefined> {
+  const row = await selectTypes(db).where('ct.id', '=', id).executeTakeFirst();
+  return row && toAdminType(row);
 }
 
-export async function insertType(db: Kysely<Database>, input: { name: string; description: string | null }): Promise<number> {
-  const row = await db.insertInto('complaint_types').values(input).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function updateType(
-  db: Kysely<Database>,
-  id: number,
-  changes: { name?: string; description?: string | null },
-): Promise<boolean> {
-  const result = await db
-    .updateTable('complaint_types')
-    .set({ ...changes, updated_at: new Date() })
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-/** Sets the flag; a call with the current value changes nothing (not even updated_at). */
-export async function setTypeActive(db: Kysely<Database>, id: number, isActive: boolean): Promise<void> {
-  await db
-    .updateTable('complaint_types')
-    .set({ is_active: isActive, updated_at: new Date() })
-    .where('id', '=', id)
-    .where('is_active', '<>', isActive)
-    .execute();
-}
-
-export async function deleteType(db: Kysely<Database>, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('complaint_types').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
-}
-
-export async function countUsage(db: Kysely<Database>, id: number): Promise<number> {
+export async function complaintTypeUsage(db: Kysely<Database>, id: number): Promise<number> {
   const row = await db
     .selectFrom('complaints')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -126,4 +85,3 @@ export async function isActiveType(db: Kysely<Database>, id: number): Promise<bo
     .executeTakeFirst();
   return row !== undefined;
 }
-

@@ -45,8 +45,8 @@ export const adminHandlers: ModuleHandlers<
 > = {
   async listAdminComplaints(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total } = await fetchPage(listQuery(req.server.db, ownedComplaints(auth), filters), page, limit);
+    const { page = 1, limit = 10 } = req.query;
+    const { rows, total } = await fetchPage(listQuery(req.server.db, ownedComplaints(auth), req.query), page, limit);
     return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit) } };
   },
 

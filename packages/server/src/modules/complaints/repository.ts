@@ -1,6 +1,7 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
+import type { Query, SharedQuery } from '../../http/handlers.js';
 
 type Db = Kysely<Database>;
 
@@ -44,19 +45,9 @@ export function selectComplaints(db: Db) {
 }
 export type ComplaintRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectComplaints>['executeTakeFirst']>>>;
 
-export interface ComplaintFilters {
-  status?: ComplaintStatus;
-  countryId?: number;
-  complaintTypeId?: number;
-  startAtFrom?: string;
-  startAtTo?: string;
-  label?: string;
-  assignedTo?: number;
-  createdBy?: number;
-  search?: string;
-  sortBy?: 'createdAt' | 'updatedAt' | 'status';
-  sortOrder?: 'ASC' | 'DESC';
-}
+/** The filters of both complaint lists; `assignedTo`, `createdBy` and `search` are the administrators' own. */
+export type ComplaintFilters = Omit<SharedQuery<'listComplaints', 'listAdminComplaints'>, 'page' | 'limit'> &
+  Pick<Query<'listAdminComplaints'>, 'assignedTo' | 'createdBy' | 'search'>;
 
 const SORT_COLUMNS = { createdAt: 'c.created_at', updatedAt: 'c.updated_at', status: 'c.status' } as const;
 
@@ -67,7 +58,9 @@ export function listQuery(db: Db, scope: Expression<SqlBool>, f: ComplaintFilter
   if (f.countryId !== undefined) query = query.where('c.country_id', '=', f.countryId);
   if (f.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', f.complaintTypeId);
   if (f.startAtFrom !== undefined) query = query.where('c.created_at', '>=', new Date(f.startAtFrom));
-  if (f.startAtTo !== undefined) query = query.where('c.created_at', '<=', new Date(f.startAtTo));
+  // Half-open end: the API shows instants to the millisecond, the column keeps microseconds, so the
+  // end instant given by a client covers its whole millisecond.
+  if (f.startAtTo !== undefined) query = query.where('c.created_at', '<', new Date(new Date(f.startAtTo).getTime() + 1));
   if (f.label !== undefined) query = query.where('c.label', 'ilike', containing(f.label));
   if (f.assignedTo !== undefined) query = query.where('c.assigned_to', '=', f.assignedTo);
   if (f.createdBy !== undefined) query = query.where('c.created_by', '=', f.createdBy);

@@ -91,8 +91,8 @@ export const tradeHandlers: ModuleHandlers<
 
   async listComplaints(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total } = await fetchPage(listQuery(req.server.db, readableBy(auth), filters), page, limit);
+    const { page = 1, limit = 10 } = req.query;
+    const { rows, total } = await fetchPage(listQuery(req.server.db, readableBy(auth), req.query), page, limit);
     return { message: 'Complaints retrieved', result: { data: rows.map(toListItem), meta: linkedPageMeta(total, page, limit) } };
   },
 

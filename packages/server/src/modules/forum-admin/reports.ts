@@ -4,6 +4,7 @@ import type { Database, ReportReason, ReportStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
 type Db = Kysely<Database>;
 type ReportedMessage = components['schemas']['ForumReportedMessage'];
@@ -93,16 +94,7 @@ function toReportedMessageDetail(row: ReportRow): ReportedMessageDetail {
   };
 }
 
-export interface ReportFilters {
-  page: number;
-  limit: number;
-  status?: ReportStatus;
-  reason?: ReportReason;
-  topicId?: number;
-  search?: string;
-  sortBy: 'createdAt' | 'reportsCount';
-  sortOrder: 'ASC' | 'DESC';
-}
+export type ReportFilters = Defaulted<Query<'listReportedMessages'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
 export async function listReports(db: Db, f: ReportFilters) {
   let query = selectReports(db);

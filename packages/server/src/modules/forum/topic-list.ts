@@ -4,17 +4,10 @@ import { fetchPage } from '../../lib/paging.js';
 import type { LastMessageJson } from './mappers.js';
 import { topicsQuery } from './topic-repository.js';
 import { containing } from '../../lib/text.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
-export interface TopicFilters {
-  page: number;
-  limit: number;
-  categoryId?: number;
-  tagId?: number;
-  status?: TopicStatus;
-  search?: string;
-  sortBy: 'recent' | 'popularity' | 'messages_count';
-  sortOrder: 'asc' | 'desc';
-}
+/** The contract's `ASC`/`DESC` as Kysely's direction. */
+export type TopicFilters = Defaulted<Omit<Query<'listForumTopics'>, 'sortOrder'>, 'page' | 'limit' | 'sortBy'> & { sortOrder: 'asc' | 'desc' };
 
 
 /** One page of visible topics, each with its most recent visible message. */

@@ -1,6 +1,6 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { countryHandlers } from './countries.js';
-import { stateHandlers } from './states.js';
+import { countries } from './countries.js';
+import { states } from './states.js';
 
 export const geographyHandlers: ModuleHandlers<
   | 'listConfigCountries'
@@ -15,4 +15,17 @@ export const geographyHandlers: ModuleHandlers<
   | 'updateConfigState'
   | 'deleteConfigState'
   | 'setConfigStateStatus'
-> = { ...countryHandlers, ...stateHandlers };
+> = {
+  listConfigCountries: countries.list,
+  createConfigCountry: countries.create,
+  getConfigCountryById: countries.get,
+  updateConfigCountry: countries.update,
+  deleteConfigCountry: countries.remove,
+  setConfigCountryStatus: countries.setStatus,
+  listConfigStates: states.list,
+  createConfigState: states.create,
+  getConfigStateById: states.get,
+  updateConfigState: states.update,
+  deleteConfigState: states.remove,
+  setConfigStateStatus: states.setStatus,
+};

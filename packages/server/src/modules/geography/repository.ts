@@ -1,17 +1,17 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Result } from '../../http/handlers.js';
+import type { Req, Result } from '../../http/handlers.js';
 
 type Db = Kysely<Database>;
 export type Country = Result<'getConfigCountryById'>;
 export type State = Result<'getConfigStateById'>;
 
 /** Case-insensitive "contains" without LIKE wildcards to escape. */
-export const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
+const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
 
 // ------------------------------------------------------------------ countries
 
-export function selectCountries(db: Db) {
+function selectCountries(db: Db) {
   return db
     .selectFrom('countries as c')
     .select([
@@ -32,6 +32,14 @@ export const toCountry = (row: CountryRow): Country => ({
   statesCount: Number(row.states_count),
 });
 
+export function listCountries(db: Db, q: Req<'listConfigCountries'>['query']) {
+  let query = selectCountries(db);
+  const { search } = q;
+  if (search !== undefined) query = query.where((eb) => eb.or([contains('c.code', search), contains('c.name', search)]));
+  if (q.isActive !== undefined) query = query.where('c.is_active', '=', q.isActive);
+  return query.orderBy('c.name').orderBy('c.id');
+}
+
 export async function findCountry(db: Db, id: number): Promise<Country | undefined> {
   const row = await selectCountries(db).where('c.id', '=', id).executeTakeFirst();
   return row && toCountry(row);
@@ -51,7 +59,7 @@ export async function countryUsage(db: Db, id: number): Promise<number> {
 
 // ------------------------------------------------------------------ states
 
-export function selectStates(db: Db) {
+function selectStates(db: Db) {
   return db
     .selectFrom('states as s')
     .innerJoin('countries as c', 'c.id', 's.country_id')
@@ -67,6 +75,15 @@ export const toState = (row: StateRow): State => ({
   name: row.name,
   isActive: row.is_active,
 });
+
+export function listStates(db: Db, q: Req<'listConfigStates'>['query']) {
+  let query = selectStates(db);
+  const { search } = q;
+  if (search !== undefined) query = query.where((eb) => eb.or([contains('s.code', search), contains('s.name', search)]));
+  if (q.countryId !== undefined) query = query.where('s.country_id', '=', q.countryId);
+  if (q.isActive !== undefined) query = query.where('s.is_active', '=', q.isActive);
+  return query.orderBy('c.name').orderBy('s.country_id').orderBy('s.name').orderBy('s.id');
+}
 
 export async function findState(db: Db, id: number): Promise<State | undefined> {
   const row = await selectStates(db).where('s.id', '=', id).executeTakeFirst();

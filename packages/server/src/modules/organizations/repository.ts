@@ -3,6 +3,7 @@ import type { Database, OrganizationType } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { organizationSubtree } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
 
 export interface AncestorJson {
@@ -70,14 +71,7 @@ export function selectOrganizations(db: Kysely<Database>) {
 }
 export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganizations>['executeTakeFirstOrThrow']>>;
 
-export interface OrganizationFilters {
-  page: number;
-  limit: number;
-  search?: string;
-  parentId?: number;
-  type?: OrganizationType;
-  isActive?: boolean;
-}
+export type OrganizationFilters = Defaulted<Query<'listOrganizations'>, 'page' | 'limit'>;
 
 export async function listOrganizations(db: Kysely<Database>, scope: Expression<SqlBool>, f: OrganizationFilters) {
   let query = selectOrganizations(db).where(scope);

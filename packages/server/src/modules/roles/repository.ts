@@ -1,12 +1,12 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Result } from '../../http/handlers.js';
+import type { Req, Result } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 
 type Db = Kysely<Database>;
 export type Role = Result<'getConfigRoleById'>;
 
-export const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
+const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
 
 export function selectRoles(db: Db) {
   return db
@@ -58,6 +58,14 @@ export async function revokeHolderSessions(trx: Db, roleId: number, reason: stri
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+export function listRoles(db: Db, q: Req<'listConfigRoles'>['query']) {
+  let query = selectRoles(db);
+  const { search } = q;
+  if (search !== undefined) query = query.where((eb) => eb.or([contains('r.code', search), contains('r.name', search)]));
+  if (q.isActive !== undefined) query = query.where('r.is_active', '=', q.isActive);
+  return query.orderBy('r.id');
 }
 
 export const holdersCount = async (db: Db, roleId: number) =>

@@ -1,20 +1,14 @@
 import type { components } from '@transport-ops/contract';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, TagsTable } from '../../db/schema.js';
-import { fetchPage } from '../../lib/paging.js';
+import type { Req } from '../../http/handlers.js';
+import { containing } from '../../lib/text.js';
 import { iso } from '../../lib/time.js';
 
 type Tag = components['schemas']['Tag'];
 type Db = Kysely<Database>;
 
 export const DEFAULT_COLOR = '#607D8B';
-
-/** Constraints that make a tag name taken (the case-insensitive index is requested, see the module report). */
-const NAME_CONSTRAINTS = new Set(['tags_name_key', 'tags_lower_name_key']);
-/** Foreign keys onto tags: a delete that loses the race with a new use fails on one of them. */
-export const TAG_FKS = ['forum_topic_tags_tag_id_fkey', 'announcement_tags_tag_id_fkey', 'tutorial_tags_tag_id_fkey'];
-
-export const isNameConstraint = (constraint: string | undefined) => constraint !== undefined && NAME_CONSTRAINTS.has(constraint);
 
 /** Forum topics + announcements + tutorials carrying the tag. */
 const usageCount = sql<number>`(
@@ -25,9 +19,7 @@ const usageCount = sql<number>`(
 
 type TagRow = Selectable<TagsTable> & { usage_count: number };
 
-function selectTags(db: Db) {
-  return db.selectFrom('tags as g').selectAll('g').select(usageCount.as('usage_count'));
-}
+const selectTags = (db: Db) => db.selectFrom('tags as g').selectAll('g').select(usageCount.as('usage_count'));
 
 export function toTag(row: TagRow): Tag {
   return {
@@ -41,31 +33,14 @@ export function toTag(row: TagRow): Tag {
   };
 }
 
-/** `%` and `_` of the user's text match themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-export interface TagFilters {
-  page: number;
-  limit: number;
-  isActive?: boolean;
-  search?: string;
-  sortBy: 'name' | 'createdAt' | 'usageCount';
-  sortOrder: 'ASC' | 'DESC';
-}
-
 const SORT_COLUMNS = { name: 'g.name', createdAt: 'g.created_at', usageCount: 'usage_count' } as const;
 
-export async function listTags(db: Db, f: TagFilters) {
+export function listTags(db: Db, q: Req<'listConfigTags'>['query']) {
   let query = selectTags(db);
-  if (f.isActive !== undefined) query = query.where('g.is_active', '=', f.isActive);
-  if (f.search !== undefined) query = query.where('g.name', 'ilike', likePattern(f.search));
-  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  const { rows, total } = await fetchPage(
-    query.orderBy(sql.ref(SORT_COLUMNS[f.sortBy]), direction).orderBy('g.id', direction),
-    f.page,
-    f.limit,
-  );
-  return { data: rows.map(toTag), total };
+  if (q.isActive !== undefined) query = query.where('g.is_active', '=', q.isActive);
+  if (q.search !== undefined) query = query.where('g.name', 'ilike', containing(q.search));
+  const direction = q.sortOrder === 'ASC' ? 'asc' : 'desc';
+  return query.orderBy(sql.ref(SORT_COLUMNS[q.sortBy ?? 'createdAt']), direction).orderBy('g.id', direction);
 }
 
 export async function findTag(db: Db, id: number): Promise<Tag | undefined> {
@@ -73,51 +48,7 @@ export async function findTag(db: Db, id: number): Promise<Tag | undefined> {
   return row && toTag(row);
 }
 
-/**
- * Serialises writers of one lower(name) until the end of the transaction: the migration's unique
- * constraint is case-sensitive, the contract's rule is not.
- */
-export async function lockName(trx: Db, name: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`tags:${name.toLowerCase()}`}))`.execute(trx);
-}
-
-/** True when another tag has this name, compared case-insensitively. */
-export async function nameTaken(trx: Db, name: string, exceptId?: number): Promise<boolean> {
-  let query = trx.selectFrom('tags').select('id').where(sql<boolean>`lower(name) = lower(${name})`);
-  if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
-  return (await query.executeTakeFirst()) !== undefined;
-}
-
-export async function insertTag(trx: Db, t: { name: string; color: string; isActive: boolean }): Promise<number> {
-  const row = await trx
-    .insertInto('tags')
-    .values({ name: t.name, color: t.color, is_active: t.isActive })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function tagExists(trx: Db, id: number): Promise<boolean> {
-  return (await trx.selectFrom('tags').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
-}
-
-/** True when the tag exists (and was updated). */
-export async function updateTag(trx: Db, id: number, changes: { name?: string; color?: string; is_active?: boolean }): Promise<boolean> {
-  const result = await trx
-    .updateTable('tags')
-    .set({ ...changes, updated_at: new Date() })
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-export async function countUsage(db: Db, id: number): Promise<number | undefined> {
+export async function tagUsage(db: Db, id: number): Promise<number> {
   const row = await db.selectFrom('tags as g').select(usageCount.as('usage_count')).where('g.id', '=', id).executeTakeFirst();
-  return row && Number(row.usage_count);
-}
-
-/** True when a row was deleted. */
-export async function deleteTag(db: Db, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('tags').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return Number(row?.usage_count ?? 0);
 }

@@ -32,9 +32,9 @@ export type AdminTransportOps =
 export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
   async listAdminTransports(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10, ...filters } = req.query;
-    checkDateRange(filters);
-    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, filters), page, limit);
+    const { page = 1, limit = 10 } = req.query;
+    checkDateRange(req.query);
+    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, req.query), page, limit);
     return { message: 'Transports retrieved', result: { data: rows.map(toAdminListItem), meta: pageMeta(total, page, limit) } };
   },
 

@@ -3,6 +3,7 @@ import type { Database, TransportStatus } from '../../db/schema.js';
 import { ownedBy, teamUserIds } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
+import type { Query, SharedQuery } from '../../http/handlers.js';
 
 export type Db = Kysely<Database>;
 
@@ -103,20 +104,9 @@ export async function currentStatus(db: Db, id: number): Promise<TransportStatus
   return row?.status;
 }
 
-export interface TransportFilters {
-  status?: TransportStatus;
-  vehicleTypeId?: number;
-  customerId?: number;
-  loadingPoint?: string;
-  unloadingPoint?: string;
-  startDate?: string;
-  endDate?: string;
-  search?: string;
-  createdBy?: number;
-  organizationId?: number;
-  sortBy?: 'createdAt' | 'loadingNumber' | 'status';
-  sortOrder?: 'ASC' | 'DESC';
-}
+/** The filters of both transport lists; `createdBy` and `organizationId` are the administrators' own. */
+export type TransportFilters = Omit<SharedQuery<'listTransports', 'listAdminTransports'>, 'page' | 'limit'> &
+  Pick<Query<'listAdminTransports'>, 'createdBy' | 'organizationId'>;
 
 
 const SORT_COLUMNS = { createdAt: 't.created_at', loadingNumber: 't.loading_number', status: 't.status' } as const;

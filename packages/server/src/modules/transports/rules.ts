@@ -4,7 +4,7 @@ import type { TransportStatus } from '../../db/schema.js';
 
 export type TransportAction = components['schemas']['TransportAction'];
 
-/** The transport state machine (domain.md, TransportStatus in the contract): status → action → new status. */
+/** The transport state machine (TransportStatus and TransportAction in the contract): status → action → new status. */
 export const TRANSITIONS: Record<TransportStatus, Partial<Record<TransportAction, TransportStatus>>> = {
   PENDING: { VALIDATE: 'VALIDATED', REJECT: 'CANCELLED' },
   VALIDATED: { START: 'IN_PROGRESS' },

@@ -58,9 +58,9 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
 
   async listTransports(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10, ...filters } = req.query;
-    checkDateRange(filters);
-    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, filters), page, limit);
+    const { page = 1, limit = 10 } = req.query;
+    checkDateRange(req.query);
+    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, req.query), page, limit);
     return { message: 'Transports retrieved', result: { data: rows.map(toListItem), meta: pageMeta(total, page, limit) } };
   },
 

@@ -5,23 +5,13 @@ import { fetchPage } from '../../lib/paging.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';
 import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './queries.js';
+import type { Defaulted, Query } from '../../http/handlers.js';
 
 type S = components['schemas'];
 
 const prerequisitesCount = sql<number>`(select count(*)::int from tutorial_prerequisites pc where pc.tutorial_id = t.id)`;
 
-export interface AdminListFilters {
-  page: number;
-  limit: number;
-  status?: TutorialStatus;
-  difficulty?: Difficulty;
-  duration?: TutorialDuration;
-  categoryId?: number;
-  authorId?: number;
-  search?: string;
-  sortBy: 'createdAt' | 'updatedAt' | 'title' | 'estimatedTime' | 'viewsCount' | 'completionsCount' | 'averageRating';
-  sortOrder: 'ASC' | 'DESC';
-}
+export type AdminListFilters = Defaulted<Query<'listAdminTutorials'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
 const SORT_COLUMNS = {
   createdAt: 't.created_at',

@@ -1,4 +1,5 @@
 import type { components } from '@transport-ops/contract';
+import type { Defaulted, Query } from '../../http/handlers.js';
 import { sql } from 'kysely';
 import type { Difficulty, TutorialDuration } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
@@ -17,16 +18,8 @@ function selectPublished(db: Db, userId: number) {
     .where('t.status', '=', 'PUBLISHED');
 }
 
-export interface ListFilters {
-  page: number;
-  limit: number;
-  category?: number;
-  difficulty?: Difficulty;
-  duration?: TutorialDuration;
-  search?: string;
-  tagIds: number[];
-  sortBy: 'recent' | 'popular' | 'rating' | 'duration';
-}
+/** The list's query with its defaults applied; `tags` (comma-separated ids) parsed into `tagIds`. */
+export type ListFilters = Defaulted<Omit<Query<'listTutorials'>, 'tags'>, 'page' | 'limit' | 'sortBy'> & { tagIds: number[] };
 
 /** Tutorials carrying at least one of the tags. */
 const withAnyTag = (tagIds: number[]) =>
@@ -175,16 +168,12 @@ export async function listCategories(db: Db): Promise<S['TutorialCategory'][]> {
   }));
 }
 
-export interface SearchFilters {
-  q: string;
-  page: number;
-  limit: number;
+/** The search's query with its defaults applied; the comma-separated lists parsed. */
+export type SearchFilters = Defaulted<Omit<Query<'searchTutorials'>, 'tags' | 'difficulty' | 'duration'>, 'page' | 'limit'> & {
   difficulty: Difficulty[];
   duration: TutorialDuration[];
   tagIds: number[];
-  minRating?: number;
-  maxDuration?: number;
-}
+};
 
 /** Full-text search over the published tutorials, ranked by `ts_rank` (title A > description B > content C). */
 export async function searchPublished(db: Db, f: SearchFilters): Promise<{ data: S['TutorialSearchItem'][]; total: number }> {

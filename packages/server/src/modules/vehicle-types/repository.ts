@@ -1,6 +1,7 @@
 import type { components } from '@transport-ops/contract';
-import { sql, type Kysely } from 'kysely';
-import type { Database, VehicleCategory } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Req } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';
 
@@ -43,46 +44,23 @@ export function toVehicleTypeAdmin(row: VehicleTypeRow): components['schemas']['
   };
 }
 
-export interface VehicleTypeFilters {
-  search?: string;
-  isActive?: boolean;
-  category?: VehicleCategory;
-}
-
-
-export function listQuery(db: Db, f: VehicleTypeFilters) {
-  let q = vehicleTypeQuery(db);
-  if (f.isActive !== undefined) q = q.where('v.is_active', '=', f.isActive);
-  if (f.category !== undefined) q = q.where('v.category', '=', f.category);
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
-    q = q.where((eb) => eb.or([eb('v.name', 'ilike', pattern), eb('v.description', 'ilike', pattern)]));
+export function listVehicleTypes(db: Db, q: Req<'listConfigVehicleTypes'>['query']) {
+  let query = vehicleTypeQuery(db);
+  if (q.isActive !== undefined) query = query.where('v.is_active', '=', q.isActive);
+  if (q.category !== undefined) query = query.where('v.category', '=', q.category);
+  if (q.search !== undefined) {
+    const pattern = containing(q.search);
+    query = query.where((eb) => eb.or([eb('v.name', 'ilike', pattern), eb('v.description', 'ilike', pattern)]));
   }
-  return q.orderBy('v.name').orderBy('v.id');
+  return query.orderBy('v.name').orderBy('v.id');
 }
 
-export const findVehicleType = (db: Db, id: number) => vehicleTypeQuery(db).where('v.id', '=', id).executeTakeFirst();
-
-/**
- * Serializes name changes of vehicle types for the rest of the transaction: the unique constraint
- * on `name` is case-sensitive, the contract's rule is not, so the check and the write must not
- * interleave with another one.
- */
-export async function lockNames(trx: Db): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext('vehicle_types.name'))`.execute(trx);
+export async function findVehicleType(db: Db, id: number) {
+  const row = await vehicleTypeQuery(db).where('v.id', '=', id).executeTakeFirst();
+  return row && toVehicleTypeAdmin(row);
 }
 
-/** Another vehicle type with this name, compared case-insensitively. */
-export async function nameTaken(trx: Db, name: string, exceptId?: number): Promise<boolean> {
-  let q = trx
-    .selectFrom('vehicle_types')
-    .select('id')
-    .where(sql<boolean>`lower(name) = lower(${name})`);
-  if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
-
-export async function usageCount(db: Db, id: number): Promise<number> {
+export async function vehicleTypeUsage(db: Db, id: number): Promise<number> {
   const row = await db
     .selectFrom('transports')
     .select((eb) => eb.fn.countAll<number>().as('n'))

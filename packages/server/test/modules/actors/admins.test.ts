@@ -206,9 +206,9 @@ describe('PATCH /admin/actors/admins/{id} (updateAdmin)', () => {
 
   it('keeps its own e-mail in another case', async () => {
     const created = await newAdmin();
-    const res = await t.call('updateAdmin', { token: root.token, params: { id: created.id }, body: { email: created.email.toUpperCase() } });
+    const res = await t.call('updateAdmin', { token: root.token, params: { id: created.id }, body: { email: created.email!.toUpperCase() } });
     expect(res.status).toBe(200);
-    expect(res.body.result.email).toBe(created.email.toUpperCase());
+    expect(res.body.result.email).toBe(created.email!.toUpperCase());
   });
 
   it('refuses the e-mail of another administrator with 409 ALREADY_EXISTS', async () => {

@@ -109,7 +109,7 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
   });
 
   it('refuses organizationId (customers belong to no organization) with 400', async () => {
-    const res = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'A', lastName: 'B', phone: '+33600000001', organizationId: 1 } });
+    const res = await t.call('createCustomer', { token: await t.token('supervisor'), payload: { firstName: 'A', lastName: 'B', phone: '+33600000001', organizationId: 1 } });
     expect(res.status).toBe(400);
   });
 

@@ -62,7 +62,7 @@ describe('GET /admin/announcements', () => {
     const byPriority = await t.call('listAdminAnnouncements', { token, query: { sortBy: 'priority', limit: 50 } });
     const rank = { HIGH: 3, MEDIUM: 2, LOW: 1 } as Record<string, number>;
     const ranks = byPriority.body.result.data.map((a: { priority: string }) => rank[a.priority]);
-    expect(ranks).toEqual([...ranks].sort((a: number, b: number) => b - a));
+    expect(ranks).toEqual([...ranks].sort((a, b) => b! - a!));
   });
 
   it('answers 403 to agents and team managers and 400 for an unknown sortBy', async () => {
@@ -104,7 +104,7 @@ describe('POST /admin/announcements/{id}/publish', () => {
     const res = await t.call('publishAnnouncement', { token: await t.token('supervisor'), params: { id: draft.id } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result.status).toBe('PUBLISHED');
-    expect(Date.now() - Date.parse(res.body.result.publishedAt)).toBeLessThan(60_000);
+    expect(Date.now() - Date.parse(res.body.result.publishedAt!)).toBeLessThan(60_000);
     expect(await agentSees(draft.id)).toBe(true);
   });
 
@@ -114,7 +114,7 @@ describe('POST /admin/announcements/{id}/publish', () => {
     expect((await t.call('archiveAnnouncement', { token, params: { id: created.id } })).status).toBe(200);
     const res = await t.call('publishAnnouncement', { token, params: { id: created.id } });
     expect(res.status).toBe(200);
-    expect(Date.parse(res.body.result.publishedAt)).toBeGreaterThan(Date.parse(created.publishedAt!));
+    expect(Date.parse(res.body.result.publishedAt!)).toBeGreaterThan(Date.parse(created.publishedAt!));
   });
 
   it('answers 409 INVALID_STATUS_TRANSITION for a published or an expired announcement', async () => {
@@ -215,7 +215,7 @@ describe('POST /admin/announcements/bulk-action', () => {
   it('answers 400 for duplicate ids or an unknown action, and 403 to a supervisor', async () => {
     const token = await t.token('admin');
     expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [1, 1] } })).status).toBe(400);
-    expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'HIDE', ids: [1] } })).status).toBe(400);
+    expect((await t.call('bulkActionAnnouncements', { token, payload: { action: 'HIDE', ids: [1] } })).status).toBe(400);
     expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [] } })).status).toBe(400);
     const supervisor = await t.call('bulkActionAnnouncements', { token: await t.token('supervisor'), body: { action: 'DELETE', ids: [1] } });
     expect(supervisor.status).toBe(403);

@@ -87,7 +87,7 @@ describe('POST /admin/announcements', () => {
       'body/targeting.userTypes has unknown role codes: PILOT',
       'body/targeting.regions has unknown country codes: ZZ',
     ]);
-    const extra = await t.call('createAnnouncement', { token, body: { ...base, color: 'red' } });
+    const extra = await t.call('createAnnouncement', { token, payload: { ...base, color: 'red' } });
     expect(extra.status).toBe(400);
     expect(await t.db.selectFrom('announcements').select('id').where('title', '=', 'Rules check').execute()).toHaveLength(0);
   });
@@ -191,7 +191,7 @@ describe('PATCH /admin/announcements/{id}', () => {
     expect(past.status).toBe(400);
     const nobody = await t.call('updateAnnouncement', { token, params: { id: created.id }, body: { targeting: { isGlobal: false, regions: [] } } });
     expect(nobody.status).toBe(400);
-    const status = await t.call('updateAnnouncement', { token, params: { id: created.id }, body: { status: 'ARCHIVED' } });
+    const status = await t.call('updateAnnouncement', { token, params: { id: created.id }, payload: { status: 'ARCHIVED' } });
     expect(status.status).toBe(400); // the status moves only through publish and archive
   });
 

@@ -106,14 +106,14 @@ describe('POST /trade/announcements/{id}/like', () => {
     const token = await t.token('agent');
     const body = { action: 'LIKE' };
     const draft = await seededId(t, 'Maintenance window for the platform');
-    expect((await t.call('likeAnnouncement', { token, params: { id: 999_999 }, body })).status).toBe(404);
-    expect((await t.call('likeAnnouncement', { token, params: { id: draft }, body })).body.errors).toEqual({
+    expect((await t.call('likeAnnouncement', { token, params: { id: 999_999 }, payload: body })).status).toBe(404);
+    expect((await t.call('likeAnnouncement', { token, params: { id: draft }, payload: body })).body.errors).toEqual({
       code: 'ANNOUNCEMENT_NOT_FOUND',
       announcementId: draft,
     });
-    const denied = await t.call('likeAnnouncement', { token, params: { id: await seededId(t, 'Supervisors: quarterly validation targets') }, body });
+    const denied = await t.call('likeAnnouncement', { token, params: { id: await seededId(t, 'Supervisors: quarterly validation targets') }, payload: body });
     expect(denied.status).toBe(403);
-    const expired = await t.call('likeAnnouncement', { token, params: { id: await seededId(t, 'Winter tyre campaign') }, body });
+    const expired = await t.call('likeAnnouncement', { token, params: { id: await seededId(t, 'Winter tyre campaign') }, payload: body });
     expect(expired.status).toBe(410);
     expect(expired.body.errors.code).toBe('ANNOUNCEMENT_EXPIRED');
   });
@@ -121,8 +121,8 @@ describe('POST /trade/announcements/{id}/like', () => {
   it('answers 400 for a missing or unknown action and an unknown field', async () => {
     const token = await t.token('agent');
     const id = await seededId(t, 'Welcome to the new Transport Operations platform');
-    expect((await t.call('likeAnnouncement', { token, params: { id }, body: {} })).status).toBe(400);
-    expect((await t.call('likeAnnouncement', { token, params: { id }, body: { action: 'LOVE' } })).status).toBe(400);
-    expect((await t.call('likeAnnouncement', { token, params: { id }, body: { action: 'LIKE', extra: 1 } })).status).toBe(400);
+    expect((await t.call('likeAnnouncement', { token, params: { id }, payload: {} })).status).toBe(400);
+    expect((await t.call('likeAnnouncement', { token, params: { id }, payload: { action: 'LOVE' } })).status).toBe(400);
+    expect((await t.call('likeAnnouncement', { token, params: { id }, payload: { action: 'LIKE', extra: 1 } })).status).toBe(400);
   });
 });

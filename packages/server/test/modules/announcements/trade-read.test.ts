@@ -199,7 +199,7 @@ describe('GET /trade/announcements/categories', () => {
     expect(names).toEqual(expect.arrayContaining(['Company news', 'Regulations', 'Safety', 'System updates']));
     expect(names).not.toContain('General discussion'); // a forum category
     const supervisor = await t.call('listAnnouncementCategories', { token: await t.token('supervisor') });
-    const count = (res: typeof agent, name: string) => res.body.result.find((c: { name: string }) => c.name === name).announcementsCount;
+    const count = (res: typeof agent, name: string) => res.body.result.find((c: { name: string }) => c.name === name)!.announcementsCount;
     // The supervisors-only announcement is in Company news.
     expect(count(supervisor, 'Company news')).toBe(count(agent, 'Company news') + 1);
     // Regulations holds only the Senegal announcement: nobody in France sees it.

@@ -40,14 +40,6 @@ describe('GET /admin/configurations/complaint-types (listConfigComplaintTypes)',
     expect(page2.body.result.data).toHaveLength(2);
     expect(page2.body.result.meta).toMatchObject({ current_page: 2, limit: 2 });
   });
-
-  it('refuses agents and team managers with 403', async () => {
-    for (const user of ['agent', 'manager'] as const) {
-      const res = await t.call('listConfigComplaintTypes', { token: await t.token(user) });
-      expect(res.status).toBe(403);
-      expect(res.body.errors.code).toBe('FORBIDDEN');
-    }
-  });
 });
 
 describe('POST /admin/configurations/complaint-types (createConfigComplaintType)', () => {
@@ -58,33 +50,10 @@ describe('POST /admin/configurations/complaint-types (createConfigComplaintType)
     expect(row.is_active).toBe(true);
   });
 
-  it('refuses a name already used, compared case-insensitively, with 409 ALREADY_EXISTS', async () => {
-    const res = await t.call('createConfigComplaintType', { token: await t.token('supervisor'), body: { name: 'damaged GOODS' } });
-    expect(res.status).toBe(409);
-    expect(res.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'complaintType', field: 'name', value: 'damaged GOODS' });
-  });
-
-  it('creates one type out of parallel requests with the same name in different cases', async () => {
-    const token = await t.token('supervisor');
-    const names = ['Temperature excursion', 'temperature excursion', 'TEMPERATURE EXCURSION', 'Temperature Excursion', 'temperature EXCURSION'];
-    const results = await Promise.all(names.map((name) => t.call('createConfigComplaintType', { token, body: { name } })));
-    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    const refused = results.filter((r) => r.status === 409);
-    expect(refused).toHaveLength(4);
-    for (const r of refused) expect(r.body.errors).toMatchObject({ code: 'ALREADY_EXISTS', resource: 'complaintType', field: 'name' });
-    const rows = await t.db.selectFrom('complaint_types').select('id').where('name', 'ilike', 'temperature excursion').execute();
-    expect(rows).toHaveLength(1);
-  });
-
   it('answers 400 for a name shorter than 2 characters', async () => {
     const res = await t.call('createConfigComplaintType', { token: await t.token('supervisor'), body: { name: 'X' } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(['body/name must NOT have fewer than 2 characters']);
-  });
-
-  it('refuses agents with 403', async () => {
-    const res = await t.call('createConfigComplaintType', { token: await t.token('agent'), body: { name: 'Agent type' } });
-    expect(res.status).toBe(403);
   });
 });
 
@@ -94,12 +63,6 @@ describe('GET /admin/configurations/complaint-types/{id} (getConfigComplaintType
     const res = await t.call('getConfigComplaintTypeById', { token: await t.token('supervisor'), params: { id } });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ id, name: 'Delivery delay', description: 'The goods arrived later than agreed.', isActive: true, usageCount: 1 });
-  });
-
-  it('answers 404 RESOURCE_NOT_FOUND for an unknown id', async () => {
-    const res = await t.call('getConfigComplaintTypeById', { token: await t.token('supervisor'), params: { id: 99999 } });
-    expect(res.status).toBe(404);
-    expect(res.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'complaintType', id: 99999 });
   });
 });
 
@@ -124,39 +87,14 @@ describe('PATCH /admin/configurations/complaint-types/{id} (updateConfigComplain
     expect(taken.status).toBe(409);
     expect(taken.body.errors).toMatchObject({ code: 'ALREADY_EXISTS', field: 'name', value: 'missing goods' });
   });
-
-  it('answers 404 for an unknown id', async () => {
-    const res = await t.call('updateConfigComplaintType', { token: await t.token('admin'), params: { id: 99999 }, body: { name: 'Nothing' } });
-    expect(res.status).toBe(404);
-    expect(res.body.errors.code).toBe('RESOURCE_NOT_FOUND');
-  });
 });
 
 describe('DELETE /admin/configurations/complaint-types/{id} (deleteConfigComplaintType)', () => {
-  it('deletes an unused type', async () => {
-    const created = await createType('Typo type');
-    const res = await t.call('deleteConfigComplaintType', { token: await t.token('admin'), params: { id: created.id } });
-    expect(res.status).toBe(200);
-    expect(res.body.result).toBeNull();
-    expect(await t.db.selectFrom('complaint_types').select('id').where('id', '=', created.id).executeTakeFirst()).toBeUndefined();
-  });
-
   it('refuses a type used by complaints with 409 RESOURCE_IN_USE and its usage count', async () => {
     const id = await typeIdByName('Damaged goods');
     const res = await t.call('deleteConfigComplaintType', { token: await t.token('admin'), params: { id } });
     expect(res.status, JSON.stringify(res.body)).toBe(409);
     expect(res.body.errors).toEqual({ code: 'RESOURCE_IN_USE', resource: 'complaintType', id, usageCount: 2 });
-  });
-
-  it('answers 404 for an unknown id', async () => {
-    const res = await t.call('deleteConfigComplaintType', { token: await t.token('admin'), params: { id: 99999 } });
-    expect(res.status).toBe(404);
-  });
-
-  it('is for administrators only: a supervisor gets 403', async () => {
-    const created = await createType('Supervisor cannot delete');
-    const res = await t.call('deleteConfigComplaintType', { token: await t.token('supervisor'), params: { id: created.id } });
-    expect(res.status).toBe(403);
   });
 });
 
@@ -183,11 +121,5 @@ describe('PATCH /admin/configurations/complaint-types/{id}/status (setConfigComp
     const res = await t.call('setConfigComplaintTypeStatus', { token, params: { id: created.id }, body: { isActive: true } });
     expect(res.status).toBe(200);
     expect(res.body.result.updatedAt).toBe(before.body.result.updatedAt);
-  });
-
-  it('answers 404 for an unknown id', async () => {
-    const res = await t.call('setConfigComplaintTypeStatus', { token: await t.token('supervisor'), params: { id: 99999 }, body: { isActive: false } });
-    expect(res.status).toBe(404);
-    expect(res.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'complaintType', id: 99999 });
   });
 });

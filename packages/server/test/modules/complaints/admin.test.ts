@@ -114,7 +114,7 @@ describe('DELETE /admin/complaints/{id} (deleteAdminComplaint)', () => {
   it('deletes a complaint in any status with its history, attachments and notifications', async () => {
     const token = await t.token('agent');
     const upload = await t.call('uploadComplaintAttachments', { token, ...(await multipart({}, [{ name: 'p.png', bytes: PNG }])) });
-    const { id } = await fileComplaint(t, refs, 'agent', { attachmentIds: [upload.body.result.uploaded[0].id] }, refs.customer('Fatou'));
+    const { id } = await fileComplaint(t, refs, 'agent', { attachmentIds: [upload.body.result.uploaded[0]!.id] }, refs.customer('Fatou'));
     await moveTo(t, id, ['IN_PROGRESS', 'RESOLVED']);
     expect(await countRows(t, 'complaint_notifications', { column: 'complaint_id', value: id })).toBe(1);
 

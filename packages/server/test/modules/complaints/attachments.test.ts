@@ -26,13 +26,13 @@ describe('POST /trade/complaints/upload (uploadComplaintAttachments)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.message).toBe('3 files uploaded');
     const [png, jpeg, pdf] = res.body.result.uploaded;
-    expect(png).toEqual({ id: png.id, filename: 'dock.png', type: 'image/png', size: PNG.length, url: `/trade/complaints/attachments/${png.id}` });
+    expect(png).toEqual({ id: png!.id, filename: 'dock.png', type: 'image/png', size: PNG.length, url: `/trade/complaints/attachments/${png!.id}` });
     expect(jpeg).toMatchObject({ filename: 'pallet.jpg', type: 'image/jpeg', size: JPEG.length });
     expect(pdf).toMatchObject({ filename: 'delivery-note.pdf', type: 'application/pdf', size: PDF.length });
     expect(res.body.result.errors).toEqual([]);
     const detail = await t.call('getComplaintById', { token: await t.token('agent'), params: { id } });
     expect(detail.body.result.attachments.map((a: { id: number; type: string }) => [a.id, a.type])).toEqual([
-      [png.id, 'image/png'], [jpeg.id, 'image/jpeg'], [pdf.id, 'application/pdf'],
+      [png!.id, 'image/png'], [jpeg!.id, 'image/jpeg'], [pdf!.id, 'application/pdf'],
     ]);
   });
 
@@ -118,7 +118,7 @@ describe('GET /trade/complaints/attachments/{id} (downloadComplaintAttachment)',
   it('returns the stored bytes with the detected type and the original name', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     const stored = await upload('agent', [{ name: 'delivery note.pdf', bytes: PDF, type: 'application/octet-stream' }], id);
-    const attachmentId: number = stored.body.result.uploaded[0].id;
+    const attachmentId: number = stored.body.result.uploaded[0]!.id;
     const res = await t.call('downloadComplaintAttachment', { token: await t.token('agent'), params: { id: attachmentId } });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/pdf');
@@ -128,7 +128,7 @@ describe('GET /trade/complaints/attachments/{id} (downloadComplaintAttachment)',
 
   it('lets the uploader download a pending attachment, nobody else', async () => {
     const stored = await upload('agent', [{ name: 'pending.png', bytes: PNG }]);
-    const attachmentId: number = stored.body.result.uploaded[0].id;
+    const attachmentId: number = stored.body.result.uploaded[0]!.id;
     const mine = await t.call('downloadComplaintAttachment', { token: await t.token('agent'), params: { id: attachmentId } });
     expect(mine.status).toBe(200);
     expect(Buffer.compare(mine.raw.rawPayload, PNG)).toBe(0);
@@ -140,7 +140,7 @@ describe('GET /trade/complaints/attachments/{id} (downloadComplaintAttachment)',
   it('follows the complaint scope: the team manager may, another agent may not', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     const stored = await upload('agent', [{ name: 'scope.jpg', bytes: JPEG }], id);
-    const attachmentId: number = stored.body.result.uploaded[0].id;
+    const attachmentId: number = stored.body.result.uploaded[0]!.id;
     expect((await t.call('downloadComplaintAttachment', { token: await t.token('manager'), params: { id: attachmentId } })).status).toBe(200);
     const other = await t.call('downloadComplaintAttachment', { token: await t.token('agent2'), params: { id: attachmentId } });
     expect(other.status).toBe(404);

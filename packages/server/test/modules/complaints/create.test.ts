@@ -117,7 +117,7 @@ describe('POST /trade/complaints (createComplaint)', () => {
   it('answers validation errors as a map of field name to message', async () => {
     const res = await t.call('createComplaint', {
       token: await t.token('agent'),
-      body: { transportId: 'abc', label: 'ab', amountPaid: -1, reference: 'X-1' },
+      payload: { transportId: 'abc', label: 'ab', amountPaid: -1, reference: 'X-1' },
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({
@@ -148,8 +148,8 @@ describe('POST /trade/complaints (createComplaint)', () => {
   it('refuses attachments that are not pending uploads of the caller with 404 and creates nothing', async () => {
     const mine = await t.call('uploadComplaintAttachments', { token: await t.token('agent'), ...(await multipart({}, [{ name: 'a.png', bytes: PNG }])) });
     const theirs = await t.call('uploadComplaintAttachments', { token: await t.token('agent2'), ...(await multipart({}, [{ name: 'b.png', bytes: PNG }])) });
-    const mineId: number = mine.body.result.uploaded[0].id;
-    const theirsId: number = theirs.body.result.uploaded[0].id;
+    const mineId: number = mine.body.result.uploaded[0]!.id;
+    const theirsId: number = theirs.body.result.uploaded[0]!.id;
 
     const transport = await insertTransport(t, refs, 'agent');
     const res = await t.call('createComplaint', { token: await t.token('agent'), body: { transportId: transport.id, attachmentIds: [mineId, theirsId] } });

@@ -72,7 +72,7 @@ export async function fileComplaint(
 export async function moveTo(t: TestApp, id: number, path: string[]) {
   const token = await t.token('supervisor');
   for (const status of path) {
-    const res = await t.call('changeComplaintStatus', { token, params: { id }, body: { status } });
+    const res = await t.call('changeComplaintStatus', { token, params: { id }, payload: { status } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { fileComplaint, loadRefs, moveTo, type Refs } from './fixtures.js';
@@ -66,7 +67,7 @@ describe('GET /trade/complaints (listComplaints)', () => {
     expect(ids(byStatus.body)).toEqual([b.id]);
     const byType = await t.call('listComplaints', { token, query: { label: 'zeta', complaintTypeId: type } });
     expect(ids(byType.body)).toEqual([a.id]);
-    expect(byType.body.result.data[0].complaintType).toEqual({ id: type, name: 'Missing goods' });
+    expect(byType.body.result.data[0]!.complaintType).toEqual({ id: type, name: 'Missing goods' });
 
     const france = await t.db.selectFrom('countries').select('id').where('code', '=', 'FR').executeTakeFirstOrThrow();
     const morocco = await t.db.selectFrom('countries').select('id').where('code', '=', 'MA').executeTakeFirstOrThrow();
@@ -78,6 +79,18 @@ describe('GET /trade/complaints (listComplaints)', () => {
     expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: future } })).body)).toEqual([]);
     expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: past, startAtTo: future } })).body)).toHaveLength(2);
     expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtTo: past } })).body)).toEqual([]);
+  });
+
+  it('includes a complaint created within the millisecond of startAtTo (the column keeps microseconds)', async () => {
+    const { id } = await fileComplaint(t, refs, 'agent', { label: 'Microsecond edge' });
+    await sql`update complaints set created_at = '2026-03-04T05:06:07.123456Z' where id = ${id}`.execute(t.db);
+    const token = await t.token('supervisor');
+    const shown = (await t.call('getComplaintById', { token, params: { id } })).body.result.createdAt;
+    expect(shown).toBe('2026-03-04T05:06:07.123Z');
+    const upTo = (startAtTo: string) => t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtTo } });
+    expect(ids((await upTo(shown)).body)).toEqual([id]);
+    expect(ids((await upTo('2026-03-04T05:06:07.122Z')).body)).toEqual([]);
+    expect(ids((await t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtFrom: shown, startAtTo: shown } })).body)).toEqual([id]);
   });
 
   it('shows an agent the complaints assigned to them, read only', async () => {
@@ -95,7 +108,7 @@ describe('GET /trade/complaints (listComplaints)', () => {
   it('answers 400 for an invalid parameter', async () => {
     const res = await t.call('listComplaints', { token: await t.token('agent'), query: { status: 'LOST' } });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatch(/^querystring\/status must be one of/);
+    expect((res.body.errors as unknown as string[])[0]).toMatch(/^querystring\/status must be one of/);
   });
 });
 

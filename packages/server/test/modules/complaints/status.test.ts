@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const change = async (id: number, status: string, comment?: string, user: 'manager' | 'supervisor' | 'admin' = 'supervisor') =>
-  t.call('changeComplaintStatus', { token: await t.token(user), params: { id }, body: { status, ...(comment ? { comment } : {}) } });
+  t.call('changeComplaintStatus', { token: await t.token(user), params: { id }, payload: { status, ...(comment ? { comment } : {}) } });
 
 describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
   it('follows PENDING → IN_PROGRESS → RESOLVED with history entries and an e-mail to the customer', async () => {
@@ -46,7 +46,7 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
         subject: 'Your complaint has been resolved: Late delivery to Dakar',
       }),
     ]);
-    expect(notices.body.result[0].body).toContain('Refund of 120 EUR granted.');
+    expect(notices.body.result[0]!.body).toContain('Refund of 120 EUR granted.');
   });
 
   it('notifies by SMS a customer without an e-mail, and resolves without notice a complaint without customer', async () => {
@@ -120,7 +120,7 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     const res = await change(id, 'DONE');
     expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatch(/^body\/status must be one of/);
+    expect((res.body.errors as unknown as string[])[0]).toMatch(/^body\/status must be one of/);
   });
 });
 

@@ -61,7 +61,7 @@ describe('PATCH /trade/complaints/{id} (updateComplaint)', () => {
   it('answers validation errors as a field map, including fields it does not accept', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     const res = await t.call('updateComplaint', {
-      token: await t.token('agent'), params: { id }, body: { timeLost: 1.5, transportId: 3, status: 'RESOLVED' },
+      token: await t.token('agent'), params: { id }, payload: { timeLost: 1.5, transportId: 3, status: 'RESOLVED' },
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ timeLost: 'must be integer,null', transportId: 'is not an accepted field', status: 'is not an accepted field' });
@@ -90,7 +90,7 @@ describe('DELETE /trade/complaints/{id} (deleteComplaint)', () => {
   it('deletes a PENDING complaint with its history and attachments; the transport may get a new complaint', async () => {
     const token = await t.token('agent');
     const upload = await t.call('uploadComplaintAttachments', { token, ...(await multipart({}, [{ name: 'p.png', bytes: PNG }])) });
-    const { id, transport } = await fileComplaint(t, refs, 'agent', { attachmentIds: [upload.body.result.uploaded[0].id] });
+    const { id, transport } = await fileComplaint(t, refs, 'agent', { attachmentIds: [upload.body.result.uploaded[0]!.id] });
     const res = await t.call('deleteComplaint', { token, params: { id } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, result: null });

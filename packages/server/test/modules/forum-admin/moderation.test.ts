@@ -15,9 +15,9 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const moderateTopic = (id: number, body: object, token = supervisor) =>
-  t.call('moderateForumTopic', { params: { id }, body, token });
+  t.call('moderateForumTopic', { params: { id }, payload: body, token });
 const moderateMessage = (id: number, body: object, token = supervisor) =>
-  t.call('moderateForumMessage', { params: { id }, body, token });
+  t.call('moderateForumMessage', { params: { id }, payload: body, token });
 
 describe('POST /admin/forum/topics/{id}/moderate', () => {
   it('closes an ACTIVE topic and reports the moderator, the reason and the new state', async () => {

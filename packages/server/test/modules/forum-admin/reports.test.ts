@@ -26,7 +26,7 @@ async function reportedReply(reporters: ('agent' | 'manager' | 'supervisor')[] =
   return { topicId, mainId, messageId, reportIds };
 }
 
-const resolve = (id: number, body: object, token = supervisor) => t.call('resolveReportedMessage', { params: { id }, body, token });
+const resolve = (id: number, body: object, token = supervisor) => t.call('resolveReportedMessage', { params: { id }, payload: body, token });
 const reportRow = (id: number) =>
   t.db.selectFrom('forum_reports').select(['status', 'resolution_comment', 'resolved_by', 'resolved_at']).where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -98,10 +98,10 @@ describe('GET /admin/forum/reported-messages', () => {
     const counts = mostReported.body.result.data.map((r: { reportsCount: number }) => r.reportsCount);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
     expect(mostReported.body.result.data[0]).toMatchObject({ id: r2, reportsCount: 3 });
-    expect(mostReported.body.result.data.find((r: { id: number }) => r.id === r1).reportsCount).toBe(1);
+    expect(mostReported.body.result.data.find((r: { id: number }) => r.id === r1)!.reportsCount).toBe(1);
 
     const ascending = await t.call('listReportedMessages', { query: { sortBy: 'reportsCount', sortOrder: 'ASC', limit: 100 }, token: supervisor });
-    expect(ascending.body.result.data.at(-1).reportsCount).toBe(3);
+    expect(ascending.body.result.data.at(-1)!.reportsCount).toBe(3);
 
     const total = newest.body.result.meta.total;
     const page2 = await t.call('listReportedMessages', { query: { limit: 2, page: 2 }, token: supervisor });
@@ -175,7 +175,7 @@ describe('POST /admin/forum/reported-messages/{id}/resolve', () => {
       pendingReportsCount: 1,
       reportsCount: 2,
     });
-    expect(Date.parse(res.body.result.resolvedAt)).not.toBeNaN();
+    expect(Date.parse(res.body.result.resolvedAt!)).not.toBeNaN();
     expect(await reportRow(reportIds[0]!)).toMatchObject({ status: 'DISMISSED', resolved_by: ids.supervisor });
     expect((await reportRow(reportIds[1]!)).status).toBe('PENDING');
     expect((await messageRow(t.db, messageId)).is_hidden).toBe(false);

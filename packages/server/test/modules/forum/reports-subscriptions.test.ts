@@ -148,7 +148,7 @@ describe('PUT/DELETE /trade/forum/topics/{id}/subscription and GET /trade/forum/
     const ids = res.body.result.data.map((s: { topic: { id: number } }) => s.topic.id);
     expect(ids.slice(0, 2)).toEqual([older.id, newer.id]);
     expect(ids).not.toContain(hidden.id);
-    expect(res.body.result.data[0].topic.messagesCount).toBe(2);
+    expect(res.body.result.data[0]!.topic.messagesCount).toBe(2);
     const others = await t.call('listMyForumSubscriptions', { token: manager });
     expect(others.body.result.data.map((s: { topic: { id: number } }) => s.topic.id)).not.toContain(older.id);
   });

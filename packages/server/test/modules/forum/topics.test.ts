@@ -89,7 +89,7 @@ describe('POST /trade/forum/topics', () => {
     const inactive = await t.db.insertInto('tags').values({ name: 'retired-tag', is_active: false }).returning('id').executeTakeFirstOrThrow();
     const res = await t.call('createForumTopic', {
       token: agent,
-      body: { title: 'Tag check topic', content: 'Content long enough here.', tagIds: [tagIds[0], 888_888, inactive.id] },
+      payload: { title: 'Tag check topic', content: 'Content long enough here.', tagIds: [tagIds[0], 888_888, inactive.id] },
     });
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'TAG_NOT_FOUND', tagIds: [888_888, inactive.id] });
@@ -119,7 +119,7 @@ describe('POST /trade/forum/topics', () => {
   });
 
   it('refuses unknown fields with 400', async () => {
-    const res = await t.call('createForumTopic', { token: agent, body: { title: 'Good title', content: 'Content long enough here.', status: 'CLOSED' } });
+    const res = await t.call('createForumTopic', { token: agent, payload: { title: 'Good title', content: 'Content long enough here.', status: 'CLOSED' } });
     expect(res.status).toBe(400);
   });
 });
@@ -147,7 +147,7 @@ describe('GET /trade/forum/topics', () => {
     const topic = await newTopic(t, agent, { title: 'Long last message topic' });
     await newMessage(t, agent, topic.id, null, 'x'.repeat(300));
     const res = await t.call('listForumTopics', { token: agent, query: { search: 'Long last message topic' } });
-    expect(res.body.result.data[0].lastMessage.content).toHaveLength(200);
+    expect(res.body.result.data[0]!.lastMessage!.content).toHaveLength(200);
   });
 
   it('filters by category, tag and status and searches title and content case-insensitively', async () => {
@@ -242,7 +242,7 @@ describe('PATCH /trade/forum/topics/{id}', () => {
     const res = await t.call('updateForumTopic', {
       token: agent,
       params: { id: topic.id },
-      body: { title: 'Renamed topic title', content: 'The new content of the topic.', categoryId: null, tagIds: [tagIds[1]] },
+      payload: { title: 'Renamed topic title', content: 'The new content of the topic.', categoryId: null, tagIds: [tagIds[1]] },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result).toMatchObject({

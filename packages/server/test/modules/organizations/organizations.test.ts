@@ -52,7 +52,7 @@ describe('GET /admin/organizations (listOrganizations)', () => {
       ],
     });
     expect(byCode('TOG')).toMatchObject({ parentId: null, parent: null, path: [] });
-    expect(byCode('TOG-FRN').path).toEqual([{ id: org.TOG, name: 'Transport Ops Group' }]);
+    expect(byCode('TOG-FRN')!.path).toEqual([{ id: org.TOG, name: 'Transport Ops Group' }]);
   });
 
   it('puts a new child right after its parent\'s subtree position (depth first)', async () => {
@@ -67,7 +67,7 @@ describe('GET /admin/organizations (listOrganizations)', () => {
     const admin = await t.token('admin');
     const children = await t.call('listOrganizations', { token: admin, query: { parentId: org['TOG-FRN'], type: 'TEAM' } });
     expect(codes(children)).toEqual(expect.arrayContaining(['TOG-FRN-ALPHA', 'TOG-FRN-BETA']));
-    expect(children.body.result.data.every((o: { parentId: number }) => o.parentId === org['TOG-FRN'])).toBe(true);
+    expect(children.body.result.data.every((o) => o.parentId === org['TOG-FRN'])).toBe(true);
     const regions = await t.call('listOrganizations', { token: admin, query: { type: 'REGION', search: 'france' } });
     expect(codes(regions)).toEqual(['TOG-FRN']);
     const closed = await newOrganization();
@@ -124,12 +124,12 @@ describe('POST /admin/organizations (createOrganization)', () => {
   it('answers 404 RESOURCE_NOT_FOUND for an unknown parent, manager or country', async () => {
     const admin = await t.token('admin');
     const base = { name: 'X', code: 'NOPE', type: 'TEAM' };
-    const parent = await t.call('createOrganization', { token: admin, body: { ...base, parentId: 999 } });
+    const parent = await t.call('createOrganization', { token: admin, payload: { ...base, parentId: 999 } });
     expect(parent.status).toBe(404);
     expect(parent.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'organization', id: 999 });
-    const manager = await t.call('createOrganization', { token: admin, body: { ...base, managerUserId: 999 } });
+    const manager = await t.call('createOrganization', { token: admin, payload: { ...base, managerUserId: 999 } });
     expect(manager.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'user', id: 999 });
-    const country = await t.call('createOrganization', { token: admin, body: { ...base, countryId: 999 } });
+    const country = await t.call('createOrganization', { token: admin, payload: { ...base, countryId: 999 } });
     expect(country.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'country', id: 999 });
   });
 

@@ -40,7 +40,7 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
     const res = await t.call('applyTransportAction', {
       token: await t.token('manager'),
       params: { id: created.id },
-      body: { action, comment: `${action} by the team manager` },
+      payload: { action, comment: `${action} by the team manager` },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result).toMatchObject({ id: created.id, status: to, allowedActions: allowedAfter });
@@ -59,7 +59,7 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
     const allowed = MACHINE.filter(([from]) => from === status).map(([, action]) => action);
     const token = await t.token('supervisor');
     for (const action of ALL_ACTIONS.filter((a) => !allowed.includes(a))) {
-      const res = await t.call('applyTransportAction', { token, params: { id: created.id }, body: { action } });
+      const res = await t.call('applyTransportAction', { token, params: { id: created.id }, payload: { action } });
       expect(res.status, action).toBe(409);
       expect(res.body.errors).toEqual({ code: 'INVALID_STATUS_TRANSITION', currentStatus: status, requested: action, allowed });
     }
@@ -99,7 +99,7 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
 
   it('answers 400 for an unknown action', async () => {
     const created = await createTransport(t, refs, 'agent');
-    const res = await t.call('applyTransportAction', { token: await t.token('supervisor'), params: { id: created.id }, body: { action: 'TELEPORT' } });
+    const res = await t.call('applyTransportAction', { token: await t.token('supervisor'), params: { id: created.id }, payload: { action: 'TELEPORT' } });
     expect(res.status).toBe(400);
   });
 });
@@ -116,7 +116,7 @@ describe('GET /admin/transports/{id}/status-history (getTransportStatusHistory)'
       ['START', 'VALIDATED', 'IN_PROGRESS'],
     ]);
     expect(res.body.result[0]).toMatchObject({ transportId: created.id, comment: null, createdBy: { id: refs.user('agent'), name: 'Sarah Benali' } });
-    expect(res.body.result[1].createdBy).toEqual({ id: refs.user('supervisor'), name: 'Moussa Diop' });
+    expect(res.body.result[1]!.createdBy).toEqual({ id: refs.user('supervisor'), name: 'Moussa Diop' });
   });
 
   it("answers 404 to a team manager for another team's transport, 404 for an absent id, 403 to an agent", async () => {

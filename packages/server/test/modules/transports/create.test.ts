@@ -70,7 +70,7 @@ describe('POST /trade/transports (createTransport)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const customer = res.body.result.customer;
     expect(customer).toMatchObject({ firstName: 'Thomas', lastName: 'Bernard', email: null, phone: '+33 6 11 22 33 44', address: null });
-    const actor = await t.db.selectFrom('actors').selectAll().where('id', '=', customer.id).executeTakeFirstOrThrow();
+    const actor = await t.db.selectFrom('actors').selectAll().where('id', '=', customer!.id).executeTakeFirstOrThrow();
     expect(actor).toMatchObject({ actor_role: 'CUSTOMER', user_id: null, is_active: true });
   });
 
@@ -100,7 +100,7 @@ describe('POST /trade/transports (createTransport)', () => {
   it('answers 400 with the field for a loading point shorter than 3 characters', async () => {
     const res = await t.call('createTransport', { token: await t.token('agent'), body: transportBody(refs, { loadingPoint: 'Ly' }) });
     expect(res.status).toBe(400);
-    expect(res.body.errors.join(' ')).toContain('loadingPoint');
+    expect((res.body.errors as unknown as string[]).join(' ')).toContain('loadingPoint');
   });
 
   it('answers 404 VEHICLE_TYPE_NOT_FOUND for an unknown and for an inactive vehicle type', async () => {

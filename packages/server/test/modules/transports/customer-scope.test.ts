@@ -14,7 +14,7 @@ beforeAll(async () => {
     body: transportBody(refs, { newCustomer: { firstName: 'Private', lastName: 'Client', email: 'private.client@mail.example', phone: '+33 1 00 00 00 00' } }),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
-  foreignCustomer = created.body.result.customer.id;
+  foreignCustomer = created.body.result.customer!.id;
 });
 afterAll(async () => t?.close());
 
@@ -40,7 +40,7 @@ describe('customers an agent may reference', () => {
       token,
       body: transportBody(refs, { newCustomer: { firstName: 'Own', lastName: 'Client', email: 'own.client@mail.example' } }),
     });
-    const customerId = first.body.result.customer.id;
+    const customerId = first.body.result.customer!.id;
     const second = await t.call('createTransport', { token, body: transportBody(refs, { customerId }) });
     expect(second.status).toBe(201);
     expect(second.body.result.customer).toMatchObject({ id: customerId, email: 'own.client@mail.example' });

@@ -64,14 +64,14 @@ describe('POST /trade/transports/upload (uploadTransportDocuments)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.message).toBe('2 of 3 files uploaded');
     const [pdf, image] = res.body.result.uploaded;
-    expect(pdf).toMatchObject({ filename: 'permis.pdf', type: 'application/pdf', size: PDF.length, url: `/trade/transports/documents/${pdf.id}` });
+    expect(pdf).toMatchObject({ filename: 'permis.pdf', type: 'application/pdf', size: PDF.length, url: `/trade/transports/documents/${pdf!.id}` });
     expect(image).toMatchObject({ filename: 'scan.png', type: 'image/png', size: PNG.length });
     expect(res.body.result.errors).toEqual([{ filename: 'x.pdf', code: 'FILE_TYPE_NOT_ALLOWED', message: expect.any(String) }]);
 
     const detail = await t.call('getTransportById', { token: await t.token('agent'), params: { id: transport.id } });
     expect(detail.body.result.documents).toEqual([
-      expect.objectContaining({ id: pdf.id, type: 'DRIVING_LICENSE', filename: 'permis.pdf', mimeType: 'application/pdf', size: PDF.length }),
-      expect.objectContaining({ id: image.id, type: 'DRIVING_LICENSE', filename: 'scan.png', mimeType: 'image/png', size: PNG.length }),
+      expect.objectContaining({ id: pdf!.id, type: 'DRIVING_LICENSE', filename: 'permis.pdf', mimeType: 'application/pdf', size: PDF.length }),
+      expect.objectContaining({ id: image!.id, type: 'DRIVING_LICENSE', filename: 'scan.png', mimeType: 'image/png', size: PNG.length }),
     ]);
   });
 
@@ -146,7 +146,7 @@ describe('POST /trade/transports/upload (uploadTransportDocuments)', () => {
     const missing = await multipart({ transportId: String(transport.id) }, [{ name: 'permis.pdf', bytes: PDF }]);
     const res = await t.call('uploadTransportDocuments', { token: await t.token('agent'), ...missing });
     expect(res.status).toBe(400);
-    expect(res.body.errors.join(' ')).toContain('documentType');
+    expect((res.body.errors as unknown as string[]).join(' ')).toContain('documentType');
   });
 });
 

@@ -58,7 +58,7 @@ export async function createTransport(t: TestApp, refs: Refs, user: DemoUser, ex
 export async function applyActions(t: TestApp, id: number, actions: string[]) {
   const token = await t.token('supervisor');
   for (const action of actions) {
-    const res = await t.call('applyTransportAction', { token, params: { id }, body: { action } });
+    const res = await t.call('applyTransportAction', { token, params: { id }, payload: { action } });
     expect(res.status, `${action}: ${JSON.stringify(res.body)}`).toBe(200);
   }
 }

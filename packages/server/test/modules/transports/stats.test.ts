@@ -42,8 +42,8 @@ describe('GET /admin/transports/stats (getTransportStats)', () => {
     expect(pickup).toEqual({ vehicleTypeId: refs.vehicleType('Pickup'), name: 'Pickup', count: rows.filter((r) => r.vehicle_type_id === refs.vehicleType('Pickup')).length });
     expect(stats.createdPerDay.map((d: { date: string }) => d.date)).toEqual([-6, -5, -4, -3, -2, -1, 0].map(utcDay));
     const today = stats.createdPerDay.at(-1);
-    expect(today.count).toBe(rows.filter((r) => new Date(r.created_at).toISOString().slice(0, 10) === utcDay(0)).length);
-    expect(today.count).toBeGreaterThanOrEqual(1);
+    expect(today!.count).toBe(rows.filter((r) => new Date(r.created_at).toISOString().slice(0, 10) === utcDay(0)).length);
+    expect(today!.count).toBeGreaterThanOrEqual(1);
   });
 
   it("limits a team manager to their team's transports", async () => {

@@ -57,13 +57,13 @@ describe('GET /admin/tutorials', () => {
 
     const byAdmin = await t.call('listAdminTutorials', { token, query: { authorId: await userId(t, 'admin') } });
     expect(byAdmin.body.result.data.map((d: { title: string }) => d.title)).toEqual([SEEDED.start]);
-    expect(byAdmin.body.result.data[0].statistics).toMatchObject({ completionsCount: 2, averageRating: 4.5 });
+    expect(byAdmin.body.result.data[0]!.statistics).toMatchObject({ completionsCount: 2, averageRating: 4.5 });
 
     const advanced = await t.call('listAdminTutorials', { token, query: { difficulty: 'ADVANCED', duration: 'LONG' } });
     expect(advanced.body.result.meta.total).toBe(1);
 
     const rated = await t.call('listAdminTutorials', { token, query: { sortBy: 'averageRating', limit: 1 } });
-    expect(rated.body.result.data[0].title).toBe(SEEDED.start);
+    expect(rated.body.result.data[0]!.title).toBe(SEEDED.start);
     expect(rated.body.result.meta.limit).toBe(1);
   });
 
@@ -126,7 +126,7 @@ describe('POST /admin/tutorials', () => {
     const res = await t.call('createTutorial', { token, body: decreasing });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(["body/chapters.1.startTime must not be lower than the previous chapter's startTime (100)"]);
-    const withDuration = await t.call('createTutorial', { token, body: { ...(await tutorialBody(t)), duration: 'SHORT' } });
+    const withDuration = await t.call('createTutorial', { token, payload: { ...(await tutorialBody(t)), duration: 'SHORT' } });
     expect(withDuration.status).toBe(400);
   });
 
@@ -201,7 +201,7 @@ describe('PATCH /admin/tutorials/{id}', () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.result.chapters).toHaveLength(1);
-    expect(tutorial.chapters.map((c) => c.id)).not.toContain(res.body.result.chapters[0].id);
+    expect(tutorial.chapters.map((c) => c.id)).not.toContain(res.body.result.chapters[0]!.id);
     const agent = await t.call('getTutorialById', { token: await t.token('agent'), params: { id: tutorial.id } });
     expect(agent.body.result.userProgress).toMatchObject({ completionPercentage: 0, currentChapter: null, timeSpent: 20, isCompleted: false });
     const agent2 = await t.call('getTutorialById', { token: await t.token('agent2'), params: { id: tutorial.id } });

@@ -20,17 +20,17 @@ describe('GET /trade/tutorials', () => {
     const published = await t.db.selectFrom('tutorials').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PUBLISHED').executeTakeFirstOrThrow();
     expect(res.body.result.meta.total).toBe(Number(published.n));
     const start = res.body.result.data.find((d: { title: string }) => d.title === SEEDED.start);
-    expect(start.isCompleted).toBe(true);
-    expect(start.lastViewedAt).not.toBeNull();
+    expect(start!.isCompleted).toBe(true);
+    expect(start!.lastViewedAt).not.toBeNull();
     // Seed: agent (rating 5, 840 s) and manager (rating 4, 900 s) completed it, agent2 opened it.
-    expect(start.statistics).toEqual({ viewsCount: 3, completionsCount: 2, averageRating: 4.5, ratingsCount: 2, averageCompletionTime: 870 });
-    expect(start.category).toMatchObject({ name: 'Getting started', color: '#00BCD4', icon: 'school' });
-    expect(start.author).toMatchObject({ firstName: 'Claire', lastName: 'Dubois', role: 'Administrator', bio: null, avatar: null });
-    expect(start.tags.map((g: { name: string }) => g.name)).toEqual(['platform', 'training']);
-    expect(start.duration).toBe('SHORT');
+    expect(start!.statistics).toEqual({ viewsCount: 3, completionsCount: 2, averageRating: 4.5, ratingsCount: 2, averageCompletionTime: 870 });
+    expect(start!.category).toMatchObject({ name: 'Getting started', color: '#00BCD4', icon: 'school' });
+    expect(start!.author).toMatchObject({ firstName: 'Claire', lastName: 'Dubois', role: 'Administrator', bio: null, avatar: null });
+    expect(start!.tags.map((g: { name: string }) => g.name)).toEqual(['platform', 'training']);
+    expect(start!.duration).toBe('SHORT');
     const convoys = res.body.result.data.find((d: { title: string }) => d.title === SEEDED.convoys);
     expect(convoys).toMatchObject({ isCompleted: false, lastViewedAt: null, duration: 'LONG', estimatedTime: 90 });
-    expect(convoys.statistics).toEqual({ viewsCount: 0, completionsCount: 0, averageRating: null, ratingsCount: 0, averageCompletionTime: null });
+    expect(convoys!.statistics).toEqual({ viewsCount: 0, completionsCount: 0, averageRating: null, ratingsCount: 0, averageCompletionTime: null });
   });
 
   it('filters by category, difficulty, duration, search and any of the tags', async () => {
@@ -100,7 +100,7 @@ describe('GET /trade/tutorials/{id}', () => {
     ]);
     expect(r.chapters[1]).toMatchObject({ startTime: 480, duration: 540 });
     expect(r.video).toMatchObject({ duration: 2100, quality: '1080p' });
-    expect(r.video.subtitles).toHaveLength(2);
+    expect(r.video!.subtitles).toHaveLength(2);
     expect(r.prerequisites).toEqual([{ id: await seededTutorialId(t, SEEDED.start), title: SEEDED.start, isCompleted: true }]);
     expect(r.relatedTutorials).toEqual([
       { id: await seededTutorialId(t, SEEDED.convoys), title: SEEDED.convoys, difficulty: 'ADVANCED', estimatedTime: 90 },
@@ -110,10 +110,10 @@ describe('GET /trade/tutorials/{id}', () => {
       isCompleted: false,
       completionPercentage: 50,
       timeSpent: 1000,
-      currentChapter: { id: r.chapters[1].id, title: 'Choosing or creating the customer' },
+      currentChapter: { id: r.chapters[1]!.id, title: 'Choosing or creating the customer' },
       userRating: null,
     });
-    expect(Date.now() - Date.parse(r.lastViewedAt)).toBeLessThan(60_000);
+    expect(Date.now() - Date.parse(r.lastViewedAt!)).toBeLessThan(60_000);
     expect(r.userProgress.lastViewedAt).toBe(r.lastViewedAt);
     expect(r.statistics.viewsCount).toBe(1);
   });
@@ -191,9 +191,9 @@ describe('GET /trade/tutorials/search', () => {
     expect(r.query).toBe('wombat');
     expect(r.filters).toEqual({ difficulty: [], duration: [], tags: [] });
     expect(r.data.map((d: { id: number }) => d.id)).toEqual([inTitle.id, inContent.id]);
-    expect(r.data[0].relevanceScore).toBeGreaterThan(r.data[1].relevanceScore);
-    expect(r.data[1].relevanceScore).toBeGreaterThan(0);
-    expect(r.data[0].relevanceScore).toBeLessThan(1);
+    expect(r.data[0]!.relevanceScore).toBeGreaterThan(r.data[1]!.relevanceScore);
+    expect(r.data[1]!.relevanceScore).toBeGreaterThan(0);
+    expect(r.data[0]!.relevanceScore).toBeLessThan(1);
     expect(r.meta.total).toBe(2);
   });
 
@@ -202,7 +202,7 @@ describe('GET /trade/tutorials/search', () => {
     const base = { q: 'dashboard' };
     const found = await t.call('searchTutorials', { token, query: { ...base, difficulty: 'BEGINNER,ADVANCED', duration: 'SHORT', tags: String(await tagId(t, 'platform')) } });
     expect(found.body.result.data.map((d: { title: string }) => d.title)).toEqual([SEEDED.start]);
-    expect(found.body.result.data[0].averageRating).toBe(4.5);
+    expect(found.body.result.data[0]!.averageRating).toBe(4.5);
     expect(found.body.result.filters).toEqual({ difficulty: ['BEGINNER', 'ADVANCED'], duration: ['SHORT'], tags: [await tagId(t, 'platform')] });
     expect((await t.call('searchTutorials', { token, query: { ...base, minRating: 4.5 } })).body.result.meta.total).toBe(1);
     expect((await t.call('searchTutorials', { token, query: { ...base, minRating: 5 } })).body.result.meta.total).toBe(0);

@@ -22,7 +22,7 @@ describe('POST /trade/tutorials/{id}/progress', () => {
     const tutorial = await createTutorial(t);
     const [first, second] = tutorial.chapters;
     const token = await t.token('agent');
-    const call = (body: object) => t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, body });
+    const call = (body: object) => t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, payload: body });
 
     const a = await call({ chapterId: first!.id, timeSpent: 100, currentPosition: 90 });
     expect(a.status, JSON.stringify(a.body)).toBe(200);
@@ -94,7 +94,7 @@ describe('POST /trade/tutorials/{id}/progress', () => {
     const token = await t.token('agent');
     const chapterId = tutorial.chapters[0]!.id;
     for (const body of [{ timeSpent: 5 }, { chapterId, timeSpent: -1 }, { chapterId, timeSpent: 1, rating: 5 }]) {
-      const res = await t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, body });
+      const res = await t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, payload: body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
   });
@@ -215,7 +215,7 @@ describe('POST /trade/tutorials/{id}/complete', () => {
     const tutorial = await createTutorial(t);
     const token = await t.token('agent');
     for (const body of [{}, { timeSpent: 0, rating: 6 }, { timeSpent: 0, rating: 0 }, { timeSpent: 0, extra: true }]) {
-      const res = await t.call('completeTutorial', { token, params: { id: tutorial.id }, body });
+      const res = await t.call('completeTutorial', { token, params: { id: tutorial.id }, payload: body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
   });

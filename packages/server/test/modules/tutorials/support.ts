@@ -59,7 +59,7 @@ export async function tutorialBody(t: TestApp, overrides: Partial<TutorialCreate
 
 /** Creates a tutorial as the supervisor and answers it. */
 export async function createTutorial(t: TestApp, overrides: Partial<TutorialCreate> = {}): Promise<Tutorial> {
-  const res = await t.call<{ result: Tutorial }>('createTutorial', { token: await t.token('supervisor'), body: await tutorialBody(t, overrides) });
+  const res = await t.call('createTutorial', { token: await t.token('supervisor'), body: await tutorialBody(t, overrides) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.result;
 }

@@ -28,7 +28,7 @@ describe('GET /admin/users (listUsers)', () => {
       organization: { id: orgs['TOG-FRN-ALPHA'], name: 'Team Alpha' },
       isActive: true,
     });
-    expect(agent.actorId).toEqual(expect.any(Number));
+    expect(agent!.actorId).toEqual(expect.any(Number));
     const usernames = res.body.result.data.map((u: { username: string }) => u.username);
     expect(usernames).toEqual(expect.arrayContaining(['admin', 'supervisor', 'manager', 'agent', 'agent2']));
     expect(res.body.result.meta).toMatchObject({ current_page: 1, limit: 100, total: res.body.result.data.length });

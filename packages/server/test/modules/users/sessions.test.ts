@@ -33,7 +33,7 @@ describe('GET /admin/users/sessions (listSessions)', () => {
     expect(open.body.result.data.map((s: { id: number }) => s.id)).toEqual([newest]);
     const ended = await t.call('listSessions', { token, query: { userId: user.id, active: false } });
     expect(ended.body.result.data.map((s: { id: number }) => s.id)).toEqual([oldest]);
-    expect(ended.body.result.data[0].isActive).toBe(false);
+    expect(ended.body.result.data[0]!.isActive).toBe(false);
   });
 
   it('counts an expired session as ended', async () => {
