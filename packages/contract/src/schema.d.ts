@@ -2920,14 +2920,18 @@ export interface paths {
         post?: never;
         /**
          * Delete a complaint
-         * @description Administrators only, on any complaint in any status. The complaint is deleted together with
-         *     its status history, attachments and notifications; the transport may then receive a new
-         *     complaint.
+         * @description Administrators only, and only on a finished complaint: status `REJECTED` or `CLOSED`. The
+         *     complaint is deleted together with its status history, attachments and notifications; the
+         *     transport may then receive a new complaint. The status check and the deletion are one guarded
+         *     statement, so a complaint reopened at the same moment is not deleted.
          *
-         *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND`.
+         *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND`, 409 `NOT_EDITABLE` (with the current
+         *     `status`) for a complaint still being handled or resolved but not closed.
          *
-         *     Design decision: unlike the user side (only `PENDING`), an administrator may delete a
-         *     complaint in any status, e.g. one filed by mistake.
+         *     Design decision: deleting destroys the record of how a customer's complaint was handled, so
+         *     an open complaint is first rejected or closed through `PATCH /admin/complaints/{id}/status`
+         *     (which leaves a history entry naming who did it); a complaint filed by mistake is rejected,
+         *     then deleted. The user side may still withdraw its own `PENDING` complaint.
          */
         delete: operations["deleteAdminComplaint"];
         options?: never;
@@ -2969,36 +2973,44 @@ export interface paths {
         head?: never;
         /**
          * Change the status of a complaint
-         * @description Team managers, supervisors and administrators. A team manager may change only the complaints
-         *     created by the users of their organization subtree (others answer 404 as if absent).
+         * @description Agents, team managers, supervisors and administrators, each within their scope: an agent the
+         *     complaints they created or that are assigned to them; a team manager the complaints created
+         *     by the users of their organization subtree; supervisors and administrators all of them.
+         *     Complaints outside the scope answer 404 as if absent.
          *
-         *     The change must follow the complaint state machine:
+         *     The change must follow the complaint state machine; the last column says who may make it
+         *     ("staff" = team managers, supervisors and administrators):
          *
-         *     | From | Allowed next statuses |
-         *     |---|---|
-         *     | `PENDING` | `IN_PROGRESS`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
-         *     | `IN_PROGRESS` | `RESOLVED`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
-         *     | `UNDER_REVIEW` | `IN_PROGRESS`, `RESOLVED`, `REJECTED`, `ESCALATED` |
-         *     | `ESCALATED` | `IN_PROGRESS`, `UNDER_REVIEW`, `RESOLVED`, `REJECTED` |
-         *     | `RESOLVED` | `CLOSED`, `REOPENED` |
-         *     | `REJECTED` | `CLOSED`, `REOPENED` |
-         *     | `REOPENED` | `IN_PROGRESS`, `ESCALATED`, `REJECTED` |
-         *     | `CLOSED` | none (terminal) |
+         *     | From | Next status | Who |
+         *     |---|---|---|
+         *     | `PENDING` | `IN_PROGRESS` (take in charge) | agents and staff |
+         *     | `PENDING` | `UNDER_REVIEW`, `ESCALATED`, `REJECTED` | staff |
+         *     | `IN_PROGRESS` | `RESOLVED` (mark processed) | agents and staff |
+         *     | `IN_PROGRESS` | `UNDER_REVIEW`, `ESCALATED`, `REJECTED` | staff |
+         *     | `UNDER_REVIEW` | `IN_PROGRESS`, `RESOLVED`, `REJECTED`, `ESCALATED` | staff |
+         *     | `ESCALATED` | `IN_PROGRESS`, `UNDER_REVIEW`, `RESOLVED`, `REJECTED` | staff |
+         *     | `RESOLVED` | `CLOSED`, `REOPENED` | staff |
+         *     | `REJECTED` | `CLOSED`, `REOPENED` | staff |
+         *     | `REOPENED` | `IN_PROGRESS`, `ESCALATED`, `REJECTED` | staff |
+         *     | `CLOSED` | none (terminal) | |
          *
-         *     Any other request, including the current status itself, answers 409
-         *     `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed`.
+         *     A status not reachable from the current one (including the current status itself) answers
+         *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
+         *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
+         *     403 `FORBIDDEN` with the `requiredRoles` of that move. `allowedStatuses` in the answer lists
+         *     the caller's own next moves.
          *
          *     In one transaction the complaint takes the new status and a status-history entry is written
          *     (the new status, the `comment`, `createdBy` = the caller with type `AGENT`). Moving to
-         *     `RESOLVED` sets `resolvedAt` and records a customer notification (channel `EMAIL` when the
-         *     customer has an e-mail address, else `SMS`; status `QUEUED`; see
-         *     `GET /admin/complaints/{id}/notifications`).
+         *     `RESOLVED` sets `resolvedAt` and puts a customer notification in the outbox (channel `EMAIL`
+         *     when the customer has an e-mail address, else `SMS`; status `QUEUED`), which the delivery
+         *     worker then sends (see `GET /admin/complaints/{id}/notifications` and `GET /admin/notifications`).
          *
-         *     Errors: 400 validation, 404 `COMPLAINT_NOT_FOUND`, 409 `INVALID_STATUS_TRANSITION`, 413 body
-         *     over 10 MB.
+         *     Errors: 400 validation, 403 `FORBIDDEN` (role), 404 `COMPLAINT_NOT_FOUND`, 409
+         *     `INVALID_STATUS_TRANSITION`, 413 body over 10 MB.
          *
-         *     Design decisions: the specification shows only PENDING → IN_PROGRESS → RESOLVED; the other
-         *     transitions above are this contract's. `REOPENED` clears `resolvedAt`, `CLOSED` keeps it. A
+         *     Design decisions: the specification shows only PENDING → IN_PROGRESS → RESOLVED, both "agent
+         *     action"; the other transitions above are this contract's and stay with the staff. `REOPENED` clears `resolvedAt`, `CLOSED` keeps it. A
          *     complaint without a customer is resolved without a notification. A status change never
          *     changes the assignee (see `POST /admin/complaints/{id}/assign`).
          */
@@ -12985,6 +12997,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The complaint is not rejected or closed (`NOT_EDITABLE`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
