@@ -3251,29 +3251,44 @@ export interface paths {
         /**
          * Apply a status action to a transport
          * @description Team managers (transports created by users of their organization subtree), supervisors and
-         *     administrators (all transports). Applies one action of the transport state machine, writes a
-         *     status-history entry (`fromStatus`, `toStatus`, `action`, `comment`, the caller) in the same
-         *     transaction, and answers the updated transport.
+         *     administrators (all transports). Applies one action of the transport workflow, writes a
+         *     status-history entry (`fromStatus`, `toStatus`, `action`, `validationLevel`, `comment`, the
+         *     caller) in the same transaction, and answers the updated transport.
          *
-         *     | Status | Action | New status |
-         *     |---|---|---|
-         *     | PENDING | `VALIDATE` | VALIDATED |
-         *     | PENDING | `REJECT` | CANCELLED |
-         *     | VALIDATED | `START` | IN_PROGRESS |
-         *     | IN_PROGRESS | `FINISH` | COMPLETED |
-         *     | IN_PROGRESS | `REPORT_PROBLEM` | ON_HOLD |
-         *     | COMPLETED | `ARCHIVE` | ARCHIVED |
-         *     | CANCELLED | `REACTIVATE` | PENDING |
-         *     | ON_HOLD | `RESUME` | IN_PROGRESS |
-         *     | ON_HOLD | `CANCEL` | CANCELLED |
+         *     Validation has two levels, visible in the transport's `validationLevel` and in its history:
          *
-         *     Design decisions: the specification names the actions offered in each state but not their
-         *     targets; the targets above are fixed here. `ARCHIVED` is a terminal status added as the target
-         *     of `ARCHIVE`. Every staff role in scope may apply every action; `comment` is optional for all.
+         *     | State | Action | Who | Result |
+         *     |---|---|---|---|
+         *     | PENDING, level 0 | `VALIDATE` | team manager, supervisor, admin | still PENDING, `validationLevel` 1 (level-1 validation) |
+         *     | PENDING, level 0 | `REJECT` | team manager, supervisor, admin | CANCELLED, level 0 (rejected at level 1) |
+         *     | PENDING, level 1 | `VALIDATE` | supervisor, admin (not the level-1 validator) | VALIDATED, `validationLevel` 2 |
+         *     | PENDING, level 1 | `REJECT` | supervisor, admin | PENDING, level 0 (sent back for a new level-1 review) |
+         *     | VALIDATED | `START` | staff | IN_PROGRESS |
+         *     | IN_PROGRESS | `FINISH` | staff | COMPLETED |
+         *     | IN_PROGRESS | `REPORT_PROBLEM` | staff | ON_HOLD |
+         *     | COMPLETED | `ARCHIVE` | staff | ARCHIVED |
+         *     | CANCELLED | `REACTIVATE` | staff | PENDING, level 0 (validation starts again) |
+         *     | ON_HOLD | `RESUME` | staff | IN_PROGRESS |
+         *     | ON_HOLD | `CANCEL` | staff | CANCELLED, level 0 |
          *
-         *     Errors: 400 validation (unknown action); 404 `TRANSPORT_NOT_FOUND` (absent or outside the
-         *     scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` when the
-         *     action is not offered in the current status; 413 body over 10 MB.
+         *     Rules of order: level 2 is only reachable from level 1, so a transport is never validated by
+         *     one person alone; a team manager cannot act on a transport already at level 1 (403); the
+         *     level-2 validation must come from another user than the current level-1 validation (409
+         *     `SELF_ACTION_FORBIDDEN`), even for a supervisor or administrator who gave level 1 themselves.
+         *     `allowedActions` lists the actions open to the caller's role in the current state.
+         *
+         *     Design decisions: the specification names the actions offered in each state and gives the
+         *     team manager "validation level 1" and the supervisor "validation level 2", each role holding
+         *     the rights of the one below; the targets and the effect of a rejection at each level are
+         *     fixed here. `ARCHIVED` is a terminal status added as the target of `ARCHIVE`. `comment` is
+         *     optional for all actions. The status and the level are changed by one statement guarded on
+         *     both, so of two concurrent actions only one applies.
+         *
+         *     Errors: 400 validation (unknown action); 403 `FORBIDDEN` with `requiredRoles` when the action
+         *     exists in this state but not for the caller's role; 404 `TRANSPORT_NOT_FOUND` (absent or
+         *     outside the scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and
+         *     `allowed` when the action is not offered in the current state; 409 `SELF_ACTION_FORBIDDEN`
+         *     (four-eyes rule above); 413 body over 10 MB.
          */
         post: operations["applyTransportAction"];
         delete?: never;
@@ -3294,7 +3309,9 @@ export interface paths {
          * @description Team managers (transports created by users of their organization subtree), supervisors and
          *     administrators (all transports). Returns every status change of the transport as a plain
          *     array, oldest first: the creation entry (action `CREATE`, `fromStatus` null, `toStatus`
-         *     `PENDING`) then one entry per action applied.
+         *     `PENDING`) then one entry per action applied. A level-1 validation is an entry `VALIDATE`
+         *     from `PENDING` to `PENDING` with `validationLevel` 1; a level-2 rejection an entry `REJECT`
+         *     from `PENDING` to `PENDING` with `validationLevel` 2.
          *
          *     Errors: 404 `TRANSPORT_NOT_FOUND` (absent or outside the scope).
          */
@@ -5163,7 +5180,7 @@ export interface components {
             code: "ROLE_NOT_ASSIGNABLE";
             roleId: number;
         };
-        /** @description Users may not deactivate, delete or revoke themselves through administration. HTTP 409. */
+        /** @description Users may not deactivate, delete or revoke themselves through administration, nor give both validation levels of one transport. HTTP 409. */
         SelfActionForbiddenError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -5515,6 +5532,11 @@ export interface components {
             averageUnitPrice: number | null;
             totalProductValue: number | null;
             status: components["schemas"]["TransportStatus"];
+            /**
+             * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
+             * @enum {integer}
+             */
+            validationLevel?: 0 | 1 | 2;
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -7110,7 +7132,7 @@ export interface components {
         /** @description A transport as seen by administration, with its creator and the actions its current state offers. */
         TransportAdminDetail: components["schemas"]["Transport"] & {
             createdBy: components["schemas"]["TransportCreator"];
-            /** @description The actions offered in the current status (empty for `ARCHIVED`). */
+            /** @description The actions open to the caller's role in the current state (empty for `ARCHIVED`). */
             allowedActions: components["schemas"]["TransportAction"][];
         };
         /** @description Administrative changes to a transport in `PENDING`, `VALIDATED` or `ON_HOLD`: only the fields sent change; optional fields may be cleared with null. The customer is changed with `POST /admin/transports/{id}/assign-customer`, the status with the actions. */
@@ -7150,6 +7172,11 @@ export interface components {
             fromStatus: components["schemas"]["TransportStatus"] | null;
             toStatus: components["schemas"]["TransportStatus"];
             action: components["schemas"]["TransportHistoryAction"];
+            /**
+             * @description For a `VALIDATE` or `REJECT` of a pending transport, the validation level it was given at (1 team manager, 2 supervisor); null for the other actions.
+             * @enum {integer|null}
+             */
+            validationLevel: 1 | 2 | null;
             comment: string | null;
             /** @description The user who made the change. */
             createdBy: {
@@ -13498,7 +13525,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description The action is not offered in the transport's current status. */
+            /** @description The action is not offered in the transport's current state, or the four-eyes rule refuses it. */
             409: {
                 headers: {
                     [name: string]: unknown;
