@@ -3094,11 +3094,48 @@ export interface paths {
          *
          *     Returns, newest first and without paging, the notifications recorded for the complaint's
          *     customer: one each time the complaint moves to `RESOLVED` (channel `EMAIL` when the customer
-         *     has an e-mail address, else `SMS`). An empty array when there are none.
+         *     has an e-mail address, else `SMS`), with its delivery state in the outbox (`status`,
+         *     `attempts`, `lastError`, `sentAt`; see `GET /admin/notifications`). An empty array when there
+         *     are none.
          *
          *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND`.
          */
         get: operations["listComplaintNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the notification outbox with its delivery status
+         * @description Administrators only. Every customer notification of the outbox, newest first, with its
+         *     delivery state, so that an administrator sees what was sent, what waits and what failed.
+         *
+         *     How delivery works: a notification is written in the same transaction as the change it
+         *     reports (a complaint moving to `RESOLVED`), status `QUEUED`. A worker of the server (every
+         *     `OUTBOX_INTERVAL_MS`, 5 s by default) claims the due e-mails and sends them through the SMTP
+         *     server of `SMTP_URL` (from `MAIL_FROM`): accepted ones become `SENT` with `sentAt`; a failed
+         *     attempt is retried after 30 s × attempts², and after 5 attempts the notification becomes
+         *     `FAILED` with the last error in `lastError`. The outbox is in the database, so a restart
+         *     loses nothing: a notification claimed by a process that stopped is retried when its 5-minute
+         *     lease ends (delivery is at least once).
+         *
+         *     Design decisions: without `SMTP_URL` e-mails stay `QUEUED` (and are sent once it is set); SMS
+         *     notifications stay `QUEUED`, as this deployment has no SMS gateway.
+         *
+         *     Errors: 400 invalid filter or paging, 403 for other roles.
+         */
+        get: operations["listNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7054,7 +7091,7 @@ export interface components {
             /** @description An active user of access level `agent`, `team_manager` or `supervisor`; null removes the assignee. */
             userId: number | null;
         };
-        /** @description A message recorded for the customer of a complaint (on resolution) and handed to the delivery system. */
+        /** @description A message for the customer of a complaint (written on resolution, in the same transaction), kept in the outbox with its delivery state. */
         ComplaintNotification: {
             id: number;
             complaintId: number;
@@ -7070,10 +7107,19 @@ export interface components {
             subject: string;
             body: string;
             /**
-             * @description Delivery status; notifications are recorded as `QUEUED` (later delivery states may be added).
+             * @description `QUEUED` until the delivery worker sends it (`SENT`) or gives up after 5 failed attempts (`FAILED`, see `lastError`). E-mails are sent through the SMTP server of `SMTP_URL`; while none is configured, and for `SMS` (no SMS gateway in this deployment), they stay `QUEUED`.
              * @enum {string}
              */
-            status: "QUEUED";
+            status: "QUEUED" | "SENT" | "FAILED";
+            /** @description Delivery attempts made so far. */
+            attempts: number;
+            /** @description The error of the last failed attempt; null once sent or before any failure. */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When the SMTP server accepted the message; null unless `SENT`.
+             */
+            sentAt: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -8013,6 +8059,8 @@ export interface components {
         CountryId: number;
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
         Limit50: number;
+        /** @description Only the notifications in this delivery status. */
+        NotificationStatusFilter: "QUEUED" | "SENT" | "FAILED";
     };
     requestBodies: never;
     headers: never;
@@ -13277,6 +13325,45 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Only the notifications in this delivery status. */
+                status?: components["parameters"]["NotificationStatusFilter"];
+                /** @description Only the notifications of this channel. */
+                channel?: "EMAIL" | "SMS";
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["ComplaintNotification"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

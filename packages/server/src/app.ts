@@ -11,6 +11,7 @@ import { type Bus, memoryBus, redisBus } from './lib/bus.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { createTokens, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
+import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
 import errors from './plugins/errors.js';
@@ -68,6 +69,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(security);
   await app.register(uploads);
   await app.register(docs);
+  await app.register(outboxWorker);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

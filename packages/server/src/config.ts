@@ -28,6 +28,8 @@ export interface Config {
   rateLimit: { anonymous: number; user: number; admin: number; windowMs: number };
   /** Largest accepted JSON body. */
   jsonBodyLimitBytes: number;
+  /** Notification delivery: SMTP server (unset: e-mails stay queued), sender, outbox worker period (0: no background loop). */
+  mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -51,6 +53,9 @@ interface Env {
   RATE_LIMIT_ANONYMOUS: number;
   RATE_LIMIT_USER: number;
   RATE_LIMIT_ADMIN: number;
+  SMTP_URL?: string;
+  MAIL_FROM: string;
+  OUTBOX_INTERVAL_MS: number;
 }
 
 const schema = {
@@ -73,6 +78,9 @@ const schema = {
     RATE_LIMIT_ANONYMOUS: { type: 'integer', minimum: 1, default: 100 },
     RATE_LIMIT_USER: { type: 'integer', minimum: 1, default: 1000 },
     RATE_LIMIT_ADMIN: { type: 'integer', minimum: 1, default: 5000 },
+    SMTP_URL: { type: 'string', pattern: '^smtps?://' },
+    MAIL_FROM: { type: 'string', minLength: 3, default: 'Transport Operations <no-reply@transport-ops.example>' },
+    OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
   },
 } as const;
 
@@ -103,11 +111,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
     rateLimit: { anonymous: e.RATE_LIMIT_ANONYMOUS, user: e.RATE_LIMIT_USER, admin: e.RATE_LIMIT_ADMIN, windowMs: 3600_000 },
     jsonBodyLimitBytes: 10 * 1024 * 1024,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
   };
 }
 
 /** A configuration for tests: in-memory database unless DATABASE_URL is given, random secret. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://' });
-  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, ...overrides };
+  // No background outbox loop in tests: they drive it with app.processOutboxOnce().
+  const mail = { ...base.mail, outboxIntervalMs: 0 };
+  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, mail, ...overrides };
 }

@@ -22,6 +22,7 @@ import {
 } from './repository.js';
 import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, workableComplaints } from './rules.js';
 import { complaintStats } from './stats.js';
+import { toNotification } from '../notifications/handlers.js';
 
 // Staff see the complaints of their scope (ownedComplaints): a team manager their subtree's,
 // supervisors and above all of them.
@@ -152,17 +153,7 @@ export const adminHandlers: ModuleHandlers<
     const rows = await notificationsOf(db, complaint.id);
     return {
       message: 'Notifications retrieved',
-      result: rows.map((n) => ({
-        id: n.id,
-        complaintId: n.complaint_id,
-        customerId: n.customer_id,
-        channel: n.channel,
-        recipient: n.recipient,
-        subject: n.subject ?? '',
-        body: n.body,
-        status: 'QUEUED' as const,
-        createdAt: iso(n.created_at),
-      })),
+      result: rows.map(toNotification),
     };
   },
 
