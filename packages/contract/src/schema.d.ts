@@ -3144,6 +3144,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reports/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Generate the activity report of the caller's scope
+         * @description Team managers ("report generation" in the roles table), supervisors and administrators. A
+         *     team manager gets the figures of the transports and complaints created by the users of their
+         *     organization subtree (`scope` `TEAM`); supervisors and administrators those of everything
+         *     (`GLOBAL`). Agents get 403.
+         *
+         *     The period filters on the creation date of transports and complaints (and on the date of the
+         *     `RESOLVED` history entries for `complaintsResolved`); both ends are optional and inclusive.
+         *     Transports show the two validation levels waiting (`awaitingLevel1`, `awaitingLevel2`).
+         *
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
+         *
+         *     Design decision: the figures are computed on each call by aggregate queries (no stored
+         *     report), so they are always current; the rows behind them are exported as CSV by
+         *     `GET /admin/reports/transports/export` and `GET /admin/reports/complaints/export`.
+         */
+        get: operations["getReportStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/transports/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the transports as CSV
+         * @description Supervisors and administrators ("report export" in the roles table). The transports that
+         *     `GET /admin/transports` would list with the same filters, every page of them,
+         *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
+         *
+         *     Columns: `id`, `loadingNumber`, `status`, `validationLevel`, `loadingPoint`, `unloadingPoint`, `vehicleType`, `vehiclePlateNumber`, `productLabel`, `productQuantity`, `totalProductValue`, `customer`, `createdBy`, `createdAt`.
+         *
+         *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
+         *     a short query of its own) and writes them as the client reads, so an export of a million rows
+         *     is never held in memory, nor does it hold a database connection or transaction for the length
+         *     of the download. Rows created or changed while the export runs may or may not appear.
+         *
+         *     Errors (before the first byte): 400 for an invalid filter or `startDate` after `endDate`, 403 for team managers
+         *     and agents.
+         */
+        get: operations["exportTransportsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/complaints/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the complaints as CSV
+         * @description Supervisors and administrators ("report export" in the roles table). The complaints that
+         *     `GET /admin/complaints` would list with the same filters, every page of them,
+         *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
+         *
+         *     Columns: `id`, `publicId`, `label`, `status`, `complaintType`, `transportId`, `customer`, `amountPaid`, `timeLost`, `createdBy`, `assignedTo`, `createdAt`, `resolvedAt`.
+         *
+         *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
+         *     a short query of its own) and writes them as the client reads, so an export of a million rows
+         *     is never held in memory, nor does it hold a database connection or transaction for the length
+         *     of the download. Rows created or changed while the export runs may or may not appear.
+         *
+         *     Errors (before the first byte): 400 for an invalid filter or `startAtFrom` after `startAtTo`, 403 for team managers
+         *     and agents.
+         */
+        get: operations["exportComplaintsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/complaints/stats": {
         parameters: {
             query?: never;
@@ -7122,6 +7219,58 @@ export interface components {
             sentAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description Activity of the caller's scope: a team manager's organization subtree (`TEAM`) or everything (`GLOBAL`, supervisors and administrators), for transports and complaints created in the period. */
+        ReportStatistics: {
+            /** @enum {string} */
+            scope: "TEAM" | "GLOBAL";
+            /**
+             * Format: date-time
+             * @description The period's start as asked (inclusive); null for no lower bound.
+             */
+            startDate: string | null;
+            /**
+             * Format: date-time
+             * @description The period's end as asked (inclusive); null for no upper bound.
+             */
+            endDate: string | null;
+            transports: {
+                total: number;
+                /** @description Every transport status, in the order of the status enum, with its count (0 included). */
+                byStatus: {
+                    status: components["schemas"]["TransportStatus"];
+                    count: number;
+                }[];
+                /** @description Pending transports waiting for the team manager's validation (level 1). */
+                awaitingLevel1: number;
+                /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
+                awaitingLevel2: number;
+                /** @description Sum of the transports' total product values. */
+                totalProductValue: number;
+            };
+            complaints: {
+                total: number;
+                /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
+                byStatus: {
+                    status: components["schemas"]["ComplaintStatus"];
+                    count: number;
+                }[];
+                /** @description Complaints with a resolution date (resolved, possibly closed since). */
+                resolvedCount: number;
+                /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
+                averageResolutionHours: number | null;
+                /** @description Sum of the amounts paid stated in the complaints. */
+                amountPaid: number;
+            };
+            /** @description The users of the scope with activity in the period, by username. */
+            users: {
+                userId: number;
+                username: string;
+                transportsCreated: number;
+                complaintsCreated: number;
+                /** @description Complaints this user moved to `RESOLVED` in the period. */
+                complaintsResolved: number;
+            }[];
         };
         /** @description Complaint statistics over the caller's scope, computed by SQL aggregation. Totals and breakdowns cover every complaint in scope; `createdPerDay` covers the last `days` days (UTC), one entry per day including days without complaints, oldest first. */
         ComplaintStats: {
@@ -13359,6 +13508,138 @@ export interface operations {
                             meta: components["schemas"]["PageMeta"];
                         };
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getReportStatistics: {
+        parameters: {
+            query?: {
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["ReportStatistics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportTransportsReport: {
+        parameters: {
+            query?: {
+                /** @description Only transports in this status. */
+                status?: components["schemas"]["TransportStatus"];
+                /** @description Only transports of this vehicle type. */
+                vehicleTypeId?: number;
+                /** @description Case-insensitive substring of the loading point. */
+                loadingPoint?: string;
+                /** @description Case-insensitive substring of the unloading point. */
+                unloadingPoint?: string;
+                /** @description Only transports of this customer. */
+                customerId?: number;
+                /** @description Only transports created by this user id. */
+                createdBy?: number;
+                /** @description Only transports created by users of this organization or of its descendants. */
+                organizationId?: number;
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Case-insensitive text search; the operation's description names the fields searched. */
+                search?: components["parameters"]["Search"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="transports-<date>.csv"`.
+                     * @example attachment; filename="transports-2026-11-20.csv"
+                     */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportComplaintsReport: {
+        parameters: {
+            query?: {
+                /** @description Only complaints in this status. */
+                status?: components["schemas"]["ComplaintStatus"];
+                /** @description Filter by country. */
+                countryId?: components["parameters"]["CountryId"];
+                /** @description Only complaints of this complaint type. */
+                complaintTypeId?: number;
+                /** @description Only complaints created at or after this instant (ISO 8601). */
+                startAtFrom?: string;
+                /** @description Only complaints created at or before this instant (ISO 8601). */
+                startAtTo?: string;
+                /** @description Case-insensitive text search in the label. */
+                label?: string;
+                /** @description Only complaints assigned to this user (user id). */
+                assignedTo?: number;
+                /** @description Only complaints created by this user (user id). */
+                createdBy?: number;
+                /** @description Case-insensitive text search; the operation's description names the fields searched. */
+                search?: components["parameters"]["Search"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="complaints-<date>.csv"`.
+                     * @example attachment; filename="complaints-2026-11-20.csv"
+                     */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -17,6 +17,7 @@ import { vehicleTypeHandlers } from './vehicle-types/handlers.js';
 import { authHandlers } from './auth/handlers.js';
 import { systemHandlers } from './system/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
+import { reportHandlers } from './reports/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = {
@@ -38,4 +39,5 @@ export const handlers: Handlers = {
   ...userHandlers,
   ...vehicleTypeHandlers,
   ...notificationHandlers,
+  ...reportHandlers,
 };
