@@ -1684,8 +1684,10 @@ export interface paths {
          *     whether a certificate with this verification code exists and, if so, whose it is and for
          *     which tutorial. Only the holder's first and last name are disclosed.
          *
-         *     Design decision: a certificate remains valid when its tutorial is later moved back to
-         *     `DRAFT`; it stops existing only when the tutorial is deleted.
+         *     Design decision: a certificate is a frozen record filed when it is issued (holder's name,
+         *     tutorial title, date), so it stays valid when its tutorial is later moved back to `DRAFT`,
+         *     renamed or deleted (then `tutorial.id` is null), or the holder's account is removed: a
+         *     printed QR code never stops verifying.
          *
          *     Errors:
          *     - 400: `code` is not 12 upper-case letters or digits.
@@ -4847,8 +4849,11 @@ export interface paths {
         /**
          * Delete a tutorial
          * @description Administrators only. Deletes a tutorial for good, with its chapters, tag links and every user's
-         *     progress, completion and certificate (its certificates then fail verification with 404).
-         *     Design decision: no soft delete; to hide a tutorial while keeping it, set it back to `DRAFT`.
+         *     progress and completion. Certificates already issued stay verifiable
+         *     (`GET /certificates/{code}/verify` answers them with `tutorial.id` null and the title they were
+         *     issued for): a certificate is a frozen record, not a view of the tutorial.
+         *     Design decision: no soft delete of the tutorial itself; to hide a tutorial while keeping it,
+         *     set it back to `DRAFT`.
          *
          *     Refused with 409 `RESOURCE_IN_USE` {resource `tutorial`, id, usageCount} while it is a
          *     prerequisite of another tutorial (`usageCount` = number of such tutorials); remove it from their
@@ -6724,7 +6729,9 @@ export interface components {
                 lastName: string;
             };
             tutorial: {
-                id: number;
+                /** @description The tutorial's id; null once the tutorial has been deleted. */
+                id: number | null;
+                /** @description The tutorial's title when the certificate was issued. */
                 title: string;
             };
             /**
