@@ -74,6 +74,8 @@ const statements = [
   )`,
   `alter table tutorials add column views_count integer not null default 0
     constraint tutorials_views_count_check check (views_count >= 0)`,
+  // Until now a tutorial's views were its users with a progress record: the counter starts there.
+  `update tutorials t set views_count = (select count(*) from tutorial_progress p where p.tutorial_id = t.id)`,
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
