@@ -719,8 +719,10 @@ export interface paths {
          *     still have visible replies appear as placeholders (`[deleted]`, `[hidden by moderator]`); without
          *     replies they are left out. For long threads use `GET /trade/forum/topics/{id}/messages`, which pages.
          *
-         *     Reading the topic increments its `viewsCount` by one. Design decision: every successful read counts
-         *     (the author's too, repeated reads too); the returned `viewsCount` includes this read.
+         *     Reading the topic counts a view: `viewsCount` grows by one on the caller's first read of the
+         *     day (the author's too). Design decision: views count once per user per day (UTC), as for
+         *     announcements and tutorials, so popularity (`sortBy=popularity`) cannot be gamed by reloading;
+         *     the returned `viewsCount` includes this read.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 404 `TOPIC_NOT_FOUND`, 429 `RATE_LIMITED`, 500.
          */
@@ -1230,7 +1232,8 @@ export interface paths {
          * @description Any authenticated user. Answers every field of a published announcement targeted at the
          *     caller, with the caller's `isRead` and `userLiked`.
          *
-         *     Reading it is a view: the view is counted (`viewsCount` + 1, every call counts) and the
+         *     Reading it is a view: the view is counted (`viewsCount` + 1 on the caller's first read of the
+         *     day: views count once per user per day, as for forum topics and tutorials) and the
          *     announcement is marked read for the caller automatically, exactly as
          *     `POST /trade/announcements/{id}/mark-read` would (the first read time is kept). The answer
          *     therefore always has `isRead` true.
@@ -1243,7 +1246,7 @@ export interface paths {
          *
          *     Caching: the shared part of the detail is cached for 30 minutes per announcement and audience
          *     (role code and country code); `isRead` and `userLiked` are computed for each request and
-         *     never cached, and the view is counted on every call even when the detail comes from the
+         *     never cached, and the view is counted (by the same rule) even when the detail comes from the
          *     cache. Every change to an announcement invalidates all announcement caches.
          *
          *     Other errors:
@@ -1461,8 +1464,9 @@ export interface paths {
          *     - `statistics`: `averageRating` over the ratings given at completion, `averageCompletionTime`
          *       in seconds over the users who completed it.
          *
-         *     Design decision: opening the detail counts the caller as a viewer (`statistics.viewsCount`
-         *     counts each user once: it grows by one on a user's first view) and sets the caller's
+         *     Design decision: opening the detail counts a view (`statistics.viewsCount` grows by one on
+         *     the caller's first view of the day: views count once per user per day, as for announcements
+         *     and forum topics) and sets the caller's
          *     `lastViewedAt` to now; it does not change the viewed chapters or the time spent (those come
          *     from `POST /trade/tutorials/{id}/progress`).
          *
@@ -6023,7 +6027,7 @@ export interface components {
             description: string;
             content: string;
             status: components["schemas"]["ForumTopicStatus"];
-            /** @description Number of times the topic detail was read. */
+            /** @description Reads of the topic detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             /** @description Visible messages of the topic, the main message included. */
             messagesCount: number;
@@ -6332,7 +6336,7 @@ export interface components {
         };
         /** @description Counters of an announcement. */
         AnnouncementStatistics: {
-            /** @description Number of detail views (every view counts, including repeated views by one user). */
+            /** @description Views of the detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             likesCount: number;
             /** @description Reserved; no operation of this version shares announcements, so it stays 0. */
@@ -6475,7 +6479,7 @@ export interface components {
         };
         /** @description Counters of a tutorial. */
         TutorialStatistics: {
-            /** @description Number of users who opened the tutorial (its detail) or reported progress in it; each user counts once (design decision: views are counted per user, from the progress records). */
+            /** @description Views of the tutorial's detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             completionsCount: number;
             /** @description Mean of the ratings given at completion, rounded to 1 decimal; null while nobody rated. */
