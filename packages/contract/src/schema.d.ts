@@ -646,6 +646,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/profile/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the caller's avatar
+         * @description Any authenticated user, for their own account. `multipart/form-data` with one `avatar` part.
+         *     The picture's type is detected from its bytes (PNG, JPEG or WebP; never from the declared
+         *     type or the extension) and it must not exceed 2 MB or be empty; it replaces any earlier one.
+         *     The answer gives the new `avatar` address, which then appears in the user's author objects.
+         *
+         *     Errors: 400 validation (no `avatar` part) or `UPLOAD_REJECTED` (with `FILE_TYPE_NOT_ALLOWED`,
+         *     `FILE_TOO_LARGE` or `FILE_EMPTY`), 413 for a request over the upload limit, 415
+         *     `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *
+         *     Design decision: the picture is stored in the database with its detected type and served as
+         *     it was uploaded (no resizing); it is public to every authenticated user, like the name.
+         */
+        put: operations["uploadAvatar"];
+        post?: never;
+        /**
+         * Remove the caller's avatar
+         * @description Any authenticated user, for their own account. Removes the picture (a no-op without one);
+         *     `avatar` becomes null everywhere.
+         */
+        delete: operations["deleteAvatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/profile/bio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the caller's biography
+         * @description Any authenticated user, for their own account. Sets the short presentation shown as `bio` in
+         *     the user's public profile and tutorial author objects; at most 1 000 characters (also a
+         *     database constraint), surrounding spaces removed; null or a blank string removes it.
+         *
+         *     Errors: 400 validation (missing `bio`, over 1 000 characters, unknown fields).
+         */
+        put: operations["updateBio"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/users/{id}/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a user's avatar
+         * @description Any authenticated user. The picture as uploaded, with its detected type, shown inline.
+         *
+         *     Errors: 400 invalid id, 404 `RESOURCE_NOT_FOUND` (resource `avatar`) for an unknown user or a
+         *     user without an avatar.
+         */
+        get: operations["getUserAvatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/users/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's public profile
+         * @description Any authenticated user. A user's biography and avatar address.
+         *
+         *     Errors: 400 invalid id, 404 `RESOURCE_NOT_FOUND` (resource `user`).
+         */
+        get: operations["getUserPublicProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trade/forum/topics": {
         parameters: {
             query?: never;
@@ -5939,6 +6043,22 @@ export interface components {
             /** @description The complaint to attach the files to. Omit it while the complaint is being written: the files stay pending for the uploader until `POST /trade/complaints` links them through `attachmentIds`. */
             complaintId?: number;
         };
+        /** @description Multipart form of an avatar upload, one picture (PNG, JPEG or WebP detected from the bytes; 2 MB at most). */
+        AvatarUpload: {
+            avatar: string[];
+        };
+        /** @description What other users see of a user besides their name (authors of topics, announcements and tutorials). */
+        UserPublicProfile: {
+            userId: number;
+            /** @description A short presentation written by the user; null when none. */
+            bio: string | null;
+            /** @description Address of the user's picture (`GET /trade/users/{id}/avatar`, with a version in the query that changes on each upload); null when none. The same value appears as `avatar` in the author objects of forum topics and messages, announcements and tutorials. */
+            avatar: string | null;
+        };
+        /** @description The caller's new biography; null or an empty (or blank) string removes it. */
+        BioUpdate: {
+            bio: string | null;
+        };
         /**
          * @description Status of a forum topic. `ACTIVE` is the status of a new topic and the only one that accepts new messages and edits; `CLOSED` and `ARCHIVED` are read-only (moderation moves a topic between them, see `POST /admin/forum/topics/{id}/moderate`).
          * @enum {string}
@@ -9228,6 +9348,167 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AvatarUpload"];
+            };
+        };
+        responses: {
+            /** @description The caller's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            /** @description Invalid form, or the picture was refused (`UPLOAD_REJECTED`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateBio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BioUpdate"];
+            };
+        };
+        responses: {
+            /** @description The caller's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUserAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The picture. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUserPublicProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

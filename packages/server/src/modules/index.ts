@@ -18,6 +18,7 @@ import { authHandlers } from './auth/handlers.js';
 import { systemHandlers } from './system/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import { reportHandlers } from './reports/handlers.js';
+import { profileHandlers } from './profiles/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = {
@@ -40,4 +41,5 @@ export const handlers: Handlers = {
   ...vehicleTypeHandlers,
   ...notificationHandlers,
   ...reportHandlers,
+  ...profileHandlers,
 };

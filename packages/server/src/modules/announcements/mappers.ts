@@ -1,3 +1,4 @@
+import { avatarUrl } from '../../lib/avatar.js';
 import type { components } from '@transport-ops/contract';
 import type { AnnouncementStatus, AttachmentJson, ImageJson } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
@@ -30,7 +31,7 @@ export function authorOf(row: AnnouncementRow): S['AnnouncementAuthor'] {
     firstName: row.author_first_name ?? row.author_username,
     lastName: row.author_last_name ?? '',
     role: row.author_role,
-    avatar: null,
+    avatar: avatarUrl(row.author_id, row.author_avatar_at),
   };
 }
 

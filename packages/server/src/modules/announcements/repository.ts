@@ -76,6 +76,7 @@ export function selectAnnouncements(db: Kysely<Database>) {
       'ac.first_name as author_first_name',
       'ac.last_name as author_last_name',
       'r.name as author_role',
+      'u.avatar_updated_at as author_avatar_at',
       jsonArrayFrom(
         eb
           .selectFrom('announcement_tags as at')

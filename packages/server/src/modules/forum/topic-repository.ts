@@ -32,6 +32,7 @@ export function topicsQuery(db: Db) {
       'c.description as category_description',
       sql<string>`coalesce(a.first_name, u.username)`.as('author_first_name'),
       sql<string>`coalesce(a.last_name, '')`.as('author_last_name'),
+      'u.avatar_updated_at as author_avatar_at',
     ]);
 }
 

@@ -51,6 +51,8 @@ export function selectTutorials(db: Db) {
       'c.icon as category_icon',
       'u.id as author_id',
       'u.username as author_username',
+      'u.bio as author_bio',
+      'u.avatar_updated_at as author_avatar_at',
       'r.name as author_role',
       'a.first_name as author_first_name',
       'a.last_name as author_last_name',
