@@ -6454,15 +6454,11 @@ export interface components {
             /** @description True when every user is targeted. */
             isGlobal: boolean;
         };
-        /** @description Counters of an announcement. */
+        /** @description Counters of an announcement. Design decision: the specification's `sharesCount` and `commentsCount` are not part of this contract. The interface offers no operation to share or to comment an announcement, so both counters could only ever be 0; a counter that cannot move tells a client nothing and suggests a feature that does not exist. They will come back with the operations that move them. */
         AnnouncementStatistics: {
             /** @description Views of the detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             likesCount: number;
-            /** @description Reserved; no operation of this version shares announcements, so it stays 0. */
-            sharesCount: number;
-            /** @description Reserved; no operation of this version comments announcements, so it stays 0. */
-            commentsCount: number;
         };
         /** @description An announcement as read by a user, with every field and the caller's read and like state. */
         AnnouncementDetail: {

@@ -410,8 +410,6 @@ export interface AnnouncementsTable {
   is_global: Generated<boolean>;
   views_count: Generated<number>;
   likes_count: Generated<number>;
-  shares_count: Generated<number>;
-  comments_count: Generated<number>;
   published_at: NullableTimestamp;
   expires_at: NullableTimestamp;
   created_at: Timestamp;

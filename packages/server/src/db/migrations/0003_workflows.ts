@@ -8,7 +8,8 @@ import { type Kysely, sql } from 'kysely';
  * - certificates are frozen records of their own, kept (with the tutorial's title) when the
  *   tutorial or the progress row goes away; a trigger files every certificate code issued;
  * - user avatars (bytes and their sniffed type) and bios;
- * - content views counted once per user per day (announcements, forum topics, tutorials).
+ * - content views counted once per user per day (announcements, forum topics, tutorials);
+ * - announcements lose their share and comment counters (no operation ever moved them).
  */
 const statements = [
   `alter table transports add column validation_level smallint not null default 0
@@ -74,6 +75,8 @@ const statements = [
   )`,
   `alter table tutorials add column views_count integer not null default 0
     constraint tutorials_views_count_check check (views_count >= 0)`,
+  // Announcements have no share or comment operation: their counters left the contract.
+  `alter table announcements drop column shares_count, drop column comments_count`,
   // Until now a tutorial's views were its users with a progress record: the counter starts there.
   `update tutorials t set views_count = (select count(*) from tutorial_progress p where p.tutorial_id = t.id)`,
 ];
@@ -85,6 +88,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   for (const statement of [
     `alter table tutorials drop column views_count`,
+    `alter table announcements add column shares_count integer not null default 0, add column comments_count integer not null default 0`,
     `drop table content_views`,
     `alter table users drop constraint users_avatar_check, drop column avatar_updated_at, drop column avatar_mime, drop column avatar, drop column bio`,
     `drop trigger tutorial_progress_file_certificate on tutorial_progress`,

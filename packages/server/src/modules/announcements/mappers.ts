@@ -61,8 +61,6 @@ export const targetingOf = (row: AnnouncementRow): S['AnnouncementTargeting'] =>
 export const statisticsOf = (row: AnnouncementRow): S['AnnouncementStatistics'] => ({
   viewsCount: row.views_count,
   likesCount: row.likes_count,
-  sharesCount: row.shares_count,
-  commentsCount: row.comments_count,
 });
 
 /** A visible announcement as listed to a user (visible, so published and with a publication time). */

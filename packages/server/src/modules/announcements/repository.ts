@@ -60,8 +60,6 @@ export function selectAnnouncements(db: Kysely<Database>) {
       'a.is_global',
       'a.views_count',
       'a.likes_count',
-      'a.shares_count',
-      'a.comments_count',
       'a.published_at',
       'a.expires_at',
       'a.created_at',
