@@ -670,6 +670,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/profile/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the caller's avatar
+         * @description Any authenticated user, for their own account. `multipart/form-data` with one `avatar` part.
+         *     The picture's type is detected from its bytes (PNG, JPEG or WebP; never from the declared
+         *     type or the extension) and it must not exceed 2 MB or be empty; it replaces any earlier one.
+         *     The answer gives the new `avatar` address, which then appears in the user's author objects.
+         *
+         *     Errors: 400 validation (no `avatar` part) or `UPLOAD_REJECTED` (with `FILE_TYPE_NOT_ALLOWED`,
+         *     `FILE_TOO_LARGE` or `FILE_EMPTY`), 413 for a request over the upload limit, 415
+         *     `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *
+         *     Design decision: the picture is stored in the database with its detected type and served as
+         *     it was uploaded (no resizing); it is public to every authenticated user, like the name.
+         */
+        put: operations["uploadAvatar"];
+        post?: never;
+        /**
+         * Remove the caller's avatar
+         * @description Any authenticated user, for their own account. Removes the picture (a no-op without one);
+         *     `avatar` becomes null everywhere.
+         */
+        delete: operations["deleteAvatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/profile/bio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the caller's biography
+         * @description Any authenticated user, for their own account. Sets the short presentation shown as `bio` in
+         *     the user's public profile and tutorial author objects; at most 1 000 characters (also a
+         *     database constraint), surrounding spaces removed; null or a blank string removes it.
+         *
+         *     Errors: 400 validation (missing `bio`, over 1 000 characters, unknown fields).
+         */
+        put: operations["updateBio"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/users/{id}/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a user's avatar
+         * @description Any authenticated user. The picture as uploaded, with its detected type, shown inline.
+         *
+         *     Errors: 400 invalid id, 404 `RESOURCE_NOT_FOUND` (resource `avatar`) for an unknown user or a
+         *     user without an avatar.
+         */
+        get: operations["getUserAvatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/users/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user's public profile
+         * @description Any authenticated user. A user's biography and avatar address.
+         *
+         *     Errors: 400 invalid id, 404 `RESOURCE_NOT_FOUND` (resource `user`).
+         */
+        get: operations["getUserPublicProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trade/forum/topics": {
         parameters: {
             query?: never;
@@ -743,8 +847,10 @@ export interface paths {
          *     still have visible replies appear as placeholders (`[deleted]`, `[hidden by moderator]`); without
          *     replies they are left out. For long threads use `GET /trade/forum/topics/{id}/messages`, which pages.
          *
-         *     Reading the topic increments its `viewsCount` by one. Design decision: every successful read counts
-         *     (the author's too, repeated reads too); the returned `viewsCount` includes this read.
+         *     Reading the topic counts a view: `viewsCount` grows by one on the caller's first read of the
+         *     day (the author's too). Design decision: views count once per user per day (UTC), as for
+         *     announcements and tutorials, so popularity (`sortBy=popularity`) cannot be gamed by reloading;
+         *     the returned `viewsCount` includes this read.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 404 `TOPIC_NOT_FOUND`, 429 `RATE_LIMITED`, 500.
          */
@@ -1254,7 +1360,8 @@ export interface paths {
          * @description Any authenticated user. Answers every field of a published announcement targeted at the
          *     caller, with the caller's `isRead` and `userLiked`.
          *
-         *     Reading it is a view: the view is counted (`viewsCount` + 1, every call counts) and the
+         *     Reading it is a view: the view is counted (`viewsCount` + 1 on the caller's first read of the
+         *     day: views count once per user per day, as for forum topics and tutorials) and the
          *     announcement is marked read for the caller automatically, exactly as
          *     `POST /trade/announcements/{id}/mark-read` would (the first read time is kept). The answer
          *     therefore always has `isRead` true.
@@ -1267,7 +1374,7 @@ export interface paths {
          *
          *     Caching: the shared part of the detail is cached for 30 minutes per announcement and audience
          *     (role code and country code); `isRead` and `userLiked` are computed for each request and
-         *     never cached, and the view is counted on every call even when the detail comes from the
+         *     never cached, and the view is counted (by the same rule) even when the detail comes from the
          *     cache. Every change to an announcement invalidates all announcement caches.
          *
          *     Other errors:
@@ -1485,8 +1592,9 @@ export interface paths {
          *     - `statistics`: `averageRating` over the ratings given at completion, `averageCompletionTime`
          *       in seconds over the users who completed it.
          *
-         *     Design decision: opening the detail counts the caller as a viewer (`statistics.viewsCount`
-         *     counts each user once: it grows by one on a user's first view) and sets the caller's
+         *     Design decision: opening the detail counts a view (`statistics.viewsCount` grows by one on
+         *     the caller's first view of the day: views count once per user per day, as for announcements
+         *     and forum topics) and sets the caller's
          *     `lastViewedAt` to now; it does not change the viewed chapters or the time spent (those come
          *     from `POST /trade/tutorials/{id}/progress`).
          *
@@ -1708,8 +1816,10 @@ export interface paths {
          *     whether a certificate with this verification code exists and, if so, whose it is and for
          *     which tutorial. Only the holder's first and last name are disclosed.
          *
-         *     Design decision: a certificate remains valid when its tutorial is later moved back to
-         *     `DRAFT`; it stops existing only when the tutorial is deleted.
+         *     Design decision: a certificate is a frozen record filed when it is issued (holder's name,
+         *     tutorial title, date), so it stays valid when its tutorial is later moved back to `DRAFT`,
+         *     renamed or deleted (then `tutorial.id` is null), or the holder's account is removed: a
+         *     printed QR code never stops verifying.
          *
          *     Errors:
          *     - 400: `code` is not 12 upper-case letters or digits.
@@ -2954,14 +3064,18 @@ export interface paths {
         post?: never;
         /**
          * Delete a complaint
-         * @description Administrators only, on any complaint in any status. The complaint is deleted together with
-         *     its status history, attachments and notifications; the transport may then receive a new
-         *     complaint.
+         * @description Administrators only, and only on a finished complaint: status `REJECTED` or `CLOSED`. The
+         *     complaint is deleted together with its status history, attachments and notifications; the
+         *     transport may then receive a new complaint. The status check and the deletion are one guarded
+         *     statement, so a complaint reopened at the same moment is not deleted.
          *
-         *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND`.
+         *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND`, 409 `NOT_EDITABLE` (with the current
+         *     `status`) for a complaint still being handled or resolved but not closed.
          *
-         *     Design decision: unlike the user side (only `PENDING`), an administrator may delete a
-         *     complaint in any status, e.g. one filed by mistake.
+         *     Design decision: deleting destroys the record of how a customer's complaint was handled, so
+         *     an open complaint is first rejected or closed through `PATCH /admin/complaints/{id}/status`
+         *     (which leaves a history entry naming who did it); a complaint filed by mistake is rejected,
+         *     then deleted. The user side may still withdraw its own `PENDING` complaint.
          */
         delete: operations["deleteAdminComplaint"];
         options?: never;
@@ -3003,36 +3117,44 @@ export interface paths {
         head?: never;
         /**
          * Change the status of a complaint
-         * @description Team managers, supervisors and administrators. A team manager may change only the complaints
-         *     created by the users of their organization subtree (others answer 404 as if absent).
+         * @description Agents, team managers, supervisors and administrators, each within their scope: an agent the
+         *     complaints they created or that are assigned to them; a team manager the complaints created
+         *     by the users of their organization subtree; supervisors and administrators all of them.
+         *     Complaints outside the scope answer 404 as if absent.
          *
-         *     The change must follow the complaint state machine:
+         *     The change must follow the complaint state machine; the last column says who may make it
+         *     ("staff" = team managers, supervisors and administrators):
          *
-         *     | From | Allowed next statuses |
-         *     |---|---|
-         *     | `PENDING` | `IN_PROGRESS`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
-         *     | `IN_PROGRESS` | `RESOLVED`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
-         *     | `UNDER_REVIEW` | `IN_PROGRESS`, `RESOLVED`, `REJECTED`, `ESCALATED` |
-         *     | `ESCALATED` | `IN_PROGRESS`, `UNDER_REVIEW`, `RESOLVED`, `REJECTED` |
-         *     | `RESOLVED` | `CLOSED`, `REOPENED` |
-         *     | `REJECTED` | `CLOSED`, `REOPENED` |
-         *     | `REOPENED` | `IN_PROGRESS`, `ESCALATED`, `REJECTED` |
-         *     | `CLOSED` | none (terminal) |
+         *     | From | Next status | Who |
+         *     |---|---|---|
+         *     | `PENDING` | `IN_PROGRESS` (take in charge) | agents and staff |
+         *     | `PENDING` | `UNDER_REVIEW`, `ESCALATED`, `REJECTED` | staff |
+         *     | `IN_PROGRESS` | `RESOLVED` (mark processed) | agents and staff |
+         *     | `IN_PROGRESS` | `UNDER_REVIEW`, `ESCALATED`, `REJECTED` | staff |
+         *     | `UNDER_REVIEW` | `IN_PROGRESS`, `RESOLVED`, `REJECTED`, `ESCALATED` | staff |
+         *     | `ESCALATED` | `IN_PROGRESS`, `UNDER_REVIEW`, `RESOLVED`, `REJECTED` | staff |
+         *     | `RESOLVED` | `CLOSED`, `REOPENED` | staff |
+         *     | `REJECTED` | `CLOSED`, `REOPENED` | staff |
+         *     | `REOPENED` | `IN_PROGRESS`, `ESCALATED`, `REJECTED` | staff |
+         *     | `CLOSED` | none (terminal) | |
          *
-         *     Any other request, including the current status itself, answers 409
-         *     `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed`.
+         *     A status not reachable from the current one (including the current status itself) answers
+         *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
+         *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
+         *     403 `FORBIDDEN` with the `requiredRoles` of that move. `allowedStatuses` in the answer lists
+         *     the caller's own next moves.
          *
          *     In one transaction the complaint takes the new status and a status-history entry is written
          *     (the new status, the `comment`, `createdBy` = the caller with type `AGENT`). Moving to
-         *     `RESOLVED` sets `resolvedAt` and records a customer notification (channel `EMAIL` when the
-         *     customer has an e-mail address, else `SMS`; status `QUEUED`; see
-         *     `GET /admin/complaints/{id}/notifications`).
+         *     `RESOLVED` sets `resolvedAt` and puts a customer notification in the outbox (channel `EMAIL`
+         *     when the customer has an e-mail address, else `SMS`; status `QUEUED`), which the delivery
+         *     worker then sends (see `GET /admin/complaints/{id}/notifications` and `GET /admin/notifications`).
          *
-         *     Errors: 400 validation, 404 `COMPLAINT_NOT_FOUND`, 409 `INVALID_STATUS_TRANSITION`, 413 body
-         *     over 10 MB.
+         *     Errors: 400 validation, 403 `FORBIDDEN` (role), 404 `COMPLAINT_NOT_FOUND`, 409
+         *     `INVALID_STATUS_TRANSITION`, 413 body over 10 MB.
          *
-         *     Design decisions: the specification shows only PENDING → IN_PROGRESS → RESOLVED; the other
-         *     transitions above are this contract's. `REOPENED` clears `resolvedAt`, `CLOSED` keeps it. A
+         *     Design decisions: the specification shows only PENDING → IN_PROGRESS → RESOLVED, both "agent
+         *     action"; the other transitions above are this contract's and stay with the staff. `REOPENED` clears `resolvedAt`, `CLOSED` keeps it. A
          *     complaint without a customer is resolved without a notification. A status change never
          *     changes the assignee (see `POST /admin/complaints/{id}/assign`).
          */
@@ -3116,11 +3238,145 @@ export interface paths {
          *
          *     Returns, newest first and without paging, the notifications recorded for the complaint's
          *     customer: one each time the complaint moves to `RESOLVED` (channel `EMAIL` when the customer
-         *     has an e-mail address, else `SMS`). An empty array when there are none.
+         *     has an e-mail address, else `SMS`), with its delivery state in the outbox (`status`,
+         *     `attempts`, `lastError`, `sentAt`; see `GET /admin/notifications`). An empty array when there
+         *     are none.
          *
          *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND`.
          */
         get: operations["listComplaintNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the notification outbox with its delivery status
+         * @description Administrators only. Every customer notification of the outbox, newest first, with its
+         *     delivery state, so that an administrator sees what was sent, what waits and what failed.
+         *
+         *     How delivery works: a notification is written in the same transaction as the change it
+         *     reports (a complaint moving to `RESOLVED`), status `QUEUED`. A worker of the server (every
+         *     `OUTBOX_INTERVAL_MS`, 5 s by default) claims the due e-mails and sends them through the SMTP
+         *     server of `SMTP_URL` (from `MAIL_FROM`): accepted ones become `SENT` with `sentAt`; a failed
+         *     attempt is retried after 30 s × attempts², and after 5 attempts the notification becomes
+         *     `FAILED` with the last error in `lastError`. The outbox is in the database, so a restart
+         *     loses nothing: a notification claimed by a process that stopped is retried when its 5-minute
+         *     lease ends (delivery is at least once).
+         *
+         *     Design decisions: without `SMTP_URL` e-mails stay `QUEUED` (and are sent once it is set); SMS
+         *     notifications stay `QUEUED`, as this deployment has no SMS gateway.
+         *
+         *     Errors: 400 invalid filter or paging, 403 for other roles.
+         */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Generate the activity report of the caller's scope
+         * @description Team managers ("report generation" in the roles table), supervisors and administrators. A
+         *     team manager gets the figures of the transports and complaints created by the users of their
+         *     organization subtree (`scope` `TEAM`); supervisors and administrators those of everything
+         *     (`GLOBAL`). Agents get 403.
+         *
+         *     The period filters on the creation date of transports and complaints (and on the date of the
+         *     `RESOLVED` history entries for `complaintsResolved`); both ends are optional and inclusive.
+         *     Transports show the two validation levels waiting (`awaitingLevel1`, `awaitingLevel2`).
+         *
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
+         *
+         *     Design decision: the figures are computed on each call by aggregate queries (no stored
+         *     report), so they are always current; the rows behind them are exported as CSV by
+         *     `GET /admin/reports/transports/export` and `GET /admin/reports/complaints/export`.
+         */
+        get: operations["getReportStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/transports/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the transports as CSV
+         * @description Supervisors and administrators ("report export" in the roles table). The transports that
+         *     `GET /admin/transports` would list with the same filters, every page of them,
+         *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
+         *
+         *     Columns: `id`, `loadingNumber`, `status`, `validationLevel`, `loadingPoint`, `unloadingPoint`, `vehicleType`, `vehiclePlateNumber`, `productLabel`, `productQuantity`, `totalProductValue`, `customer`, `createdBy`, `createdAt`.
+         *
+         *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
+         *     a short query of its own) and writes them as the client reads, so an export of a million rows
+         *     is never held in memory, nor does it hold a database connection or transaction for the length
+         *     of the download. Rows created or changed while the export runs may or may not appear.
+         *
+         *     Errors (before the first byte): 400 for an invalid filter or `startDate` after `endDate`, 403 for team managers
+         *     and agents.
+         */
+        get: operations["exportTransportsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/complaints/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the complaints as CSV
+         * @description Supervisors and administrators ("report export" in the roles table). The complaints that
+         *     `GET /admin/complaints` would list with the same filters, every page of them,
+         *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
+         *
+         *     Columns: `id`, `publicId`, `label`, `status`, `complaintType`, `transportId`, `customer`, `amountPaid`, `timeLost`, `createdBy`, `assignedTo`, `createdAt`, `resolvedAt`.
+         *
+         *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
+         *     a short query of its own) and writes them as the client reads, so an export of a million rows
+         *     is never held in memory, nor does it hold a database connection or transaction for the length
+         *     of the download. Rows created or changed while the export runs may or may not appear.
+         *
+         *     Errors (before the first byte): 400 for an invalid filter or `startAtFrom` after `startAtTo`, 403 for team managers
+         *     and agents.
+         */
+        get: operations["exportComplaintsReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3273,29 +3529,44 @@ export interface paths {
         /**
          * Apply a status action to a transport
          * @description Team managers (transports created by users of their organization subtree), supervisors and
-         *     administrators (all transports). Applies one action of the transport state machine, writes a
-         *     status-history entry (`fromStatus`, `toStatus`, `action`, `comment`, the caller) in the same
-         *     transaction, and answers the updated transport.
+         *     administrators (all transports). Applies one action of the transport workflow, writes a
+         *     status-history entry (`fromStatus`, `toStatus`, `action`, `validationLevel`, `comment`, the
+         *     caller) in the same transaction, and answers the updated transport.
          *
-         *     | Status | Action | New status |
-         *     |---|---|---|
-         *     | PENDING | `VALIDATE` | VALIDATED |
-         *     | PENDING | `REJECT` | CANCELLED |
-         *     | VALIDATED | `START` | IN_PROGRESS |
-         *     | IN_PROGRESS | `FINISH` | COMPLETED |
-         *     | IN_PROGRESS | `REPORT_PROBLEM` | ON_HOLD |
-         *     | COMPLETED | `ARCHIVE` | ARCHIVED |
-         *     | CANCELLED | `REACTIVATE` | PENDING |
-         *     | ON_HOLD | `RESUME` | IN_PROGRESS |
-         *     | ON_HOLD | `CANCEL` | CANCELLED |
+         *     Validation has two levels, visible in the transport's `validationLevel` and in its history:
          *
-         *     Design decisions: the specification names the actions offered in each state but not their
-         *     targets; the targets above are fixed here. `ARCHIVED` is a terminal status added as the target
-         *     of `ARCHIVE`. Every staff role in scope may apply every action; `comment` is optional for all.
+         *     | State | Action | Who | Result |
+         *     |---|---|---|---|
+         *     | PENDING, level 0 | `VALIDATE` | team manager, supervisor, admin | still PENDING, `validationLevel` 1 (level-1 validation) |
+         *     | PENDING, level 0 | `REJECT` | team manager, supervisor, admin | CANCELLED, level 0 (rejected at level 1) |
+         *     | PENDING, level 1 | `VALIDATE` | supervisor, admin (not the level-1 validator) | VALIDATED, `validationLevel` 2 |
+         *     | PENDING, level 1 | `REJECT` | supervisor, admin | PENDING, level 0 (sent back for a new level-1 review) |
+         *     | VALIDATED | `START` | staff | IN_PROGRESS |
+         *     | IN_PROGRESS | `FINISH` | staff | COMPLETED |
+         *     | IN_PROGRESS | `REPORT_PROBLEM` | staff | ON_HOLD |
+         *     | COMPLETED | `ARCHIVE` | staff | ARCHIVED |
+         *     | CANCELLED | `REACTIVATE` | staff | PENDING, level 0 (validation starts again) |
+         *     | ON_HOLD | `RESUME` | staff | IN_PROGRESS |
+         *     | ON_HOLD | `CANCEL` | staff | CANCELLED, level 0 |
          *
-         *     Errors: 400 validation (unknown action); 404 `TRANSPORT_NOT_FOUND` (absent or outside the
-         *     scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` when the
-         *     action is not offered in the current status; 413 body over 10 MB.
+         *     Rules of order: level 2 is only reachable from level 1, so a transport is never validated by
+         *     one person alone; a team manager cannot act on a transport already at level 1 (403); the
+         *     level-2 validation must come from another user than the current level-1 validation (409
+         *     `SELF_ACTION_FORBIDDEN`), even for a supervisor or administrator who gave level 1 themselves.
+         *     `allowedActions` lists the actions open to the caller's role in the current state.
+         *
+         *     Design decisions: the specification names the actions offered in each state and gives the
+         *     team manager "validation level 1" and the supervisor "validation level 2", each role holding
+         *     the rights of the one below; the targets and the effect of a rejection at each level are
+         *     fixed here. `ARCHIVED` is a terminal status added as the target of `ARCHIVE`. `comment` is
+         *     optional for all actions. The status and the level are changed by one statement guarded on
+         *     both, so of two concurrent actions only one applies.
+         *
+         *     Errors: 400 validation (unknown action); 403 `FORBIDDEN` with `requiredRoles` when the action
+         *     exists in this state but not for the caller's role; 404 `TRANSPORT_NOT_FOUND` (absent or
+         *     outside the scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and
+         *     `allowed` when the action is not offered in the current state; 409 `SELF_ACTION_FORBIDDEN`
+         *     (four-eyes rule above); 413 body over 10 MB.
          */
         post: operations["applyTransportAction"];
         delete?: never;
@@ -3316,7 +3587,9 @@ export interface paths {
          * @description Team managers (transports created by users of their organization subtree), supervisors and
          *     administrators (all transports). Returns every status change of the transport as a plain
          *     array, oldest first: the creation entry (action `CREATE`, `fromStatus` null, `toStatus`
-         *     `PENDING`) then one entry per action applied.
+         *     `PENDING`) then one entry per action applied. A level-1 validation is an entry `VALIDATE`
+         *     from `PENDING` to `PENDING` with `validationLevel` 1; a level-2 rejection an entry `REJECT`
+         *     from `PENDING` to `PENDING` with `validationLevel` 2.
          *
          *     Errors: 404 `TRANSPORT_NOT_FOUND` (absent or outside the scope).
          */
@@ -4718,8 +4991,11 @@ export interface paths {
         /**
          * Delete a tutorial
          * @description Administrators only. Deletes a tutorial for good, with its chapters, tag links and every user's
-         *     progress, completion and certificate (its certificates then fail verification with 404).
-         *     Design decision: no soft delete; to hide a tutorial while keeping it, set it back to `DRAFT`.
+         *     progress and completion. Certificates already issued stay verifiable
+         *     (`GET /certificates/{code}/verify` answers them with `tutorial.id` null and the title they were
+         *     issued for): a certificate is a frozen record, not a view of the tutorial.
+         *     Design decision: no soft delete of the tutorial itself; to hide a tutorial while keeping it,
+         *     set it back to `DRAFT`.
          *
          *     Refused with 409 `RESOURCE_IN_USE` {resource `tutorial`, id, usageCount} while it is a
          *     prerequisite of another tutorial (`usageCount` = number of such tutorials); remove it from their
@@ -5194,7 +5470,7 @@ export interface components {
             code: "ROLE_NOT_ASSIGNABLE";
             roleId: number;
         };
-        /** @description Users may not deactivate, delete or revoke themselves through administration. HTTP 409. */
+        /** @description Users may not deactivate, delete or revoke themselves through administration, nor give both validation levels of one transport. HTTP 409. */
         SelfActionForbiddenError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -5577,6 +5853,11 @@ export interface components {
             averageUnitPrice: number | null;
             totalProductValue: number | null;
             status: components["schemas"]["TransportStatus"];
+            /**
+             * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
+             * @enum {integer}
+             */
+            validationLevel?: 0 | 1 | 2;
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -5836,6 +6117,22 @@ export interface components {
             /** @description The complaint to attach the files to. Omit it while the complaint is being written: the files stay pending for the uploader until `POST /trade/complaints` links them through `attachmentIds`. */
             complaintId?: number;
         };
+        /** @description Multipart form of an avatar upload, one picture (PNG, JPEG or WebP detected from the bytes; 2 MB at most). */
+        AvatarUpload: {
+            avatar: string[];
+        };
+        /** @description What other users see of a user besides their name (authors of topics, announcements and tutorials). */
+        UserPublicProfile: {
+            userId: number;
+            /** @description A short presentation written by the user; null when none. */
+            bio: string | null;
+            /** @description Address of the user's picture (`GET /trade/users/{id}/avatar`, with a version in the query that changes on each upload); null when none. The same value appears as `avatar` in the author objects of forum topics and messages, announcements and tutorials. */
+            avatar: string | null;
+        };
+        /** @description The caller's new biography; null or an empty (or blank) string removes it. */
+        BioUpdate: {
+            bio: string | null;
+        };
         /**
          * @description Status of a forum topic. `ACTIVE` is the status of a new topic and the only one that accepts new messages and edits; `CLOSED` and `ARCHIVED` are read-only (moderation moves a topic between them, see `POST /admin/forum/topics/{id}/moderate`).
          * @enum {string}
@@ -5924,7 +6221,7 @@ export interface components {
             description: string;
             content: string;
             status: components["schemas"]["ForumTopicStatus"];
-            /** @description Number of times the topic detail was read. */
+            /** @description Reads of the topic detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             /** @description Visible messages of the topic, the main message included. */
             messagesCount: number;
@@ -6231,15 +6528,11 @@ export interface components {
             /** @description True when every user is targeted. */
             isGlobal: boolean;
         };
-        /** @description Counters of an announcement. */
+        /** @description Counters of an announcement. Design decision: the specification's `sharesCount` and `commentsCount` are not part of this contract. The interface offers no operation to share or to comment an announcement, so both counters could only ever be 0; a counter that cannot move tells a client nothing and suggests a feature that does not exist. They will come back with the operations that move them. */
         AnnouncementStatistics: {
-            /** @description Number of detail views (every view counts, including repeated views by one user). */
+            /** @description Views of the detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             likesCount: number;
-            /** @description Reserved; no operation of this version shares announcements, so it stays 0. */
-            sharesCount: number;
-            /** @description Reserved; no operation of this version comments announcements, so it stays 0. */
-            commentsCount: number;
         };
         /** @description An announcement as read by a user, with every field and the caller's read and like state. */
         AnnouncementDetail: {
@@ -6376,7 +6669,7 @@ export interface components {
         };
         /** @description Counters of a tutorial. */
         TutorialStatistics: {
-            /** @description Number of users who opened the tutorial (its detail) or reported progress in it; each user counts once (design decision: views are counted per user, from the progress records). */
+            /** @description Views of the tutorial's detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             completionsCount: number;
             /** @description Mean of the ratings given at completion, rounded to 1 decimal; null while nobody rated. */
@@ -6630,7 +6923,9 @@ export interface components {
                 lastName: string;
             };
             tutorial: {
-                id: number;
+                /** @description The tutorial's id; null once the tutorial has been deleted. */
+                id: number | null;
+                /** @description The tutorial's title when the certificate was issued. */
                 title: string;
             };
             /**
@@ -7100,7 +7395,7 @@ export interface components {
             /** @description An active user of access level `agent`, `team_manager` or `supervisor`; null removes the assignee. */
             userId: number | null;
         };
-        /** @description A message recorded for the customer of a complaint (on resolution) and handed to the delivery system. */
+        /** @description A message for the customer of a complaint (written on resolution, in the same transaction), kept in the outbox with its delivery state. */
         ComplaintNotification: {
             id: number;
             complaintId: number;
@@ -7116,12 +7411,73 @@ export interface components {
             subject: string;
             body: string;
             /**
-             * @description Delivery status; notifications are recorded as `QUEUED` (later delivery states may be added).
+             * @description `QUEUED` until the delivery worker sends it (`SENT`) or gives up after 5 failed attempts (`FAILED`, see `lastError`). E-mails are sent through the SMTP server of `SMTP_URL`; while none is configured, and for `SMS` (no SMS gateway in this deployment), they stay `QUEUED`.
              * @enum {string}
              */
-            status: "QUEUED";
+            status: "QUEUED" | "SENT" | "FAILED";
+            /** @description Delivery attempts made so far. */
+            attempts: number;
+            /** @description The error of the last failed attempt; null once sent or before any failure. */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When the SMTP server accepted the message; null unless `SENT`.
+             */
+            sentAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description Activity of the caller's scope: a team manager's organization subtree (`TEAM`) or everything (`GLOBAL`, supervisors and administrators), for transports and complaints created in the period. */
+        ReportStatistics: {
+            /** @enum {string} */
+            scope: "TEAM" | "GLOBAL";
+            /**
+             * Format: date-time
+             * @description The period's start as asked (inclusive); null for no lower bound.
+             */
+            startDate: string | null;
+            /**
+             * Format: date-time
+             * @description The period's end as asked (inclusive); null for no upper bound.
+             */
+            endDate: string | null;
+            transports: {
+                total: number;
+                /** @description Every transport status, in the order of the status enum, with its count (0 included). */
+                byStatus: {
+                    status: components["schemas"]["TransportStatus"];
+                    count: number;
+                }[];
+                /** @description Pending transports waiting for the team manager's validation (level 1). */
+                awaitingLevel1: number;
+                /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
+                awaitingLevel2: number;
+                /** @description Sum of the transports' total product values. */
+                totalProductValue: number;
+            };
+            complaints: {
+                total: number;
+                /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
+                byStatus: {
+                    status: components["schemas"]["ComplaintStatus"];
+                    count: number;
+                }[];
+                /** @description Complaints with a resolution date (resolved, possibly closed since). */
+                resolvedCount: number;
+                /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
+                averageResolutionHours: number | null;
+                /** @description Sum of the amounts paid stated in the complaints. */
+                amountPaid: number;
+            };
+            /** @description The users of the scope with activity in the period, by username. */
+            users: {
+                userId: number;
+                username: string;
+                transportsCreated: number;
+                complaintsCreated: number;
+                /** @description Complaints this user moved to `RESOLVED` in the period. */
+                complaintsResolved: number;
+            }[];
         };
         /** @description Complaint statistics over the caller's scope, computed by SQL aggregation. Totals and breakdowns cover every complaint in scope; `createdPerDay` covers the last `days` days (UTC), one entry per day including days without complaints, oldest first. */
         ComplaintStats: {
@@ -7178,7 +7534,7 @@ export interface components {
         /** @description A transport as seen by administration, with its creator and the actions its current state offers. */
         TransportAdminDetail: components["schemas"]["Transport"] & {
             createdBy: components["schemas"]["TransportCreator"];
-            /** @description The actions offered in the current status (empty for `ARCHIVED`). */
+            /** @description The actions open to the caller's role in the current state (empty for `ARCHIVED`). */
             allowedActions: components["schemas"]["TransportAction"][];
         };
         /** @description Administrative changes to a transport in `PENDING`, `VALIDATED` or `ON_HOLD`: only the fields sent change; optional fields may be cleared with null. The customer is changed with `POST /admin/transports/{id}/assign-customer`, the status with the actions. */
@@ -7218,6 +7574,11 @@ export interface components {
             fromStatus: components["schemas"]["TransportStatus"] | null;
             toStatus: components["schemas"]["TransportStatus"];
             action: components["schemas"]["TransportHistoryAction"];
+            /**
+             * @description For a `VALIDATE` or `REJECT` of a pending transport, the validation level it was given at (1 team manager, 2 supervisor); null for the other actions.
+             * @enum {integer|null}
+             */
+            validationLevel: 1 | 2 | null;
             comment: string | null;
             /** @description The user who made the change. */
             createdBy: {
@@ -8065,6 +8426,8 @@ export interface components {
         CountryId: number;
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
         Limit50: number;
+        /** @description Only the notifications in this delivery status. */
+        NotificationStatusFilter: "QUEUED" | "SENT" | "FAILED";
     };
     requestBodies: never;
     headers: never;
@@ -9118,6 +9481,167 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["AvatarUpload"];
+            };
+        };
+        responses: {
+            /** @description The caller's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            /** @description Invalid form, or the picture was refused (`UPLOAD_REJECTED`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateBio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BioUpdate"];
+            };
+        };
+        responses: {
+            /** @description The caller's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUserAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The picture. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUserPublicProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user's public profile. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["UserPublicProfile"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13208,6 +13732,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The complaint is not rejected or closed (`NOT_EDITABLE`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13451,6 +13984,177 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Only the notifications in this delivery status. */
+                status?: components["parameters"]["NotificationStatusFilter"];
+                /** @description Only the notifications of this channel. */
+                channel?: "EMAIL" | "SMS";
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["ComplaintNotification"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getReportStatistics: {
+        parameters: {
+            query?: {
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["ReportStatistics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportTransportsReport: {
+        parameters: {
+            query?: {
+                /** @description Only transports in this status. */
+                status?: components["schemas"]["TransportStatus"];
+                /** @description Only transports of this vehicle type. */
+                vehicleTypeId?: number;
+                /** @description Case-insensitive substring of the loading point. */
+                loadingPoint?: string;
+                /** @description Case-insensitive substring of the unloading point. */
+                unloadingPoint?: string;
+                /** @description Only transports of this customer. */
+                customerId?: number;
+                /** @description Only transports created by this user id. */
+                createdBy?: number;
+                /** @description Only transports created by users of this organization or of its descendants. */
+                organizationId?: number;
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Case-insensitive text search; the operation's description names the fields searched. */
+                search?: components["parameters"]["Search"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="transports-<date>.csv"`.
+                     * @example attachment; filename="transports-2026-11-20.csv"
+                     */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportComplaintsReport: {
+        parameters: {
+            query?: {
+                /** @description Only complaints in this status. */
+                status?: components["schemas"]["ComplaintStatus"];
+                /** @description Filter by country. */
+                countryId?: components["parameters"]["CountryId"];
+                /** @description Only complaints of this complaint type. */
+                complaintTypeId?: number;
+                /** @description Only complaints created at or after this instant (ISO 8601). */
+                startAtFrom?: string;
+                /** @description Only complaints created at or before this instant (ISO 8601). */
+                startAtTo?: string;
+                /** @description Case-insensitive text search in the label. */
+                label?: string;
+                /** @description Only complaints assigned to this user (user id). */
+                assignedTo?: number;
+                /** @description Only complaints created by this user (user id). */
+                createdBy?: number;
+                /** @description Case-insensitive text search; the operation's description names the fields searched. */
+                search?: components["parameters"]["Search"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="complaints-<date>.csv"`.
+                     * @example attachment; filename="complaints-2026-11-20.csv"
+                     */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -13704,7 +14408,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description The action is not offered in the transport's current status. */
+            /** @description The action is not offered in the transport's current state, or the four-eyes rule refuses it. */
             409: {
                 headers: {
                     [name: string]: unknown;

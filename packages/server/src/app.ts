@@ -16,6 +16,7 @@ import { corsOptions } from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
+import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
@@ -91,6 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(security);
   await app.register(uploads);
   await app.register(docs);
+  await app.register(outboxWorker);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

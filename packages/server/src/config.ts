@@ -47,6 +47,8 @@ export interface Config {
   trustProxy: false | number | string[];
   uploadRequestLimitBytes: number;
   timeouts: { requestMs: number; headersMs: number; idleMs: number };
+  /** Notification delivery: SMTP server (unset: e-mails stay queued), sender, outbox worker period (0: no background loop). */
+  mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -79,6 +81,9 @@ interface Env {
   RATE_LIMIT_ADMIN: number;
   TRUST_PROXY?: string;
   REQUEST_TIMEOUT_MS: number;
+  SMTP_URL?: string;
+  MAIL_FROM: string;
+  OUTBOX_INTERVAL_MS: number;
 }
 
 const schema = {
@@ -110,6 +115,9 @@ const schema = {
     RATE_LIMIT_ADMIN: { type: 'integer', minimum: 1, default: 5000 },
     TRUST_PROXY: { type: 'string' },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 3600_000, default: 120_000 },
+    SMTP_URL: { type: 'string', pattern: '^smtps?://' },
+    MAIL_FROM: { type: 'string', minLength: 3, default: 'Transport Operations <no-reply@transport-ops.example>' },
+    OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
   },
 } as const;
 
@@ -197,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     uploadRequestLimitBytes: 50 * 1024 * 1024,
     timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
   };
 }
 
@@ -224,5 +233,7 @@ export function parseTrustProxy(value: string | undefined): false | number | str
 /** A configuration for tests: in-memory database unless DATABASE_URL is given, random secret. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://' });
-  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, ...overrides };
+  // No background outbox loop in tests: they drive it with app.processOutboxOnce().
+  const mail = { ...base.mail, outboxIntervalMs: 0 };
+  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, mail, ...overrides };
 }

@@ -129,6 +129,10 @@ export interface UsersTable {
   actor_id: number | null;
   is_active: Generated<boolean>;
   last_login: NullableTimestamp;
+  bio: string | null;
+  avatar: Bytes | null;
+  avatar_mime: string | null;
+  avatar_updated_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -205,6 +209,8 @@ export interface TransportsTable {
   average_unit_price: number | null;
   total_product_value: number | null;
   status: Generated<TransportStatus>;
+  /** Two-level validation reached: 0 none, 1 team manager (still PENDING), 2 supervisor (validated). */
+  validation_level: Generated<number>;
   customer_id: number | null;
   created_by: number;
   created_at: Timestamp;
@@ -217,6 +223,8 @@ export interface TransportStatusHistoryTable {
   from_status: TransportStatus | null;
   to_status: TransportStatus;
   action: TransportAction;
+  /** The validation level a VALIDATE or REJECT of a pending transport acted at (1 or 2). */
+  validation_level: number | null;
   comment: string | null;
   created_by: number;
   created_at: Timestamp;
@@ -273,7 +281,32 @@ export interface ComplaintNotificationsTable {
   subject: string | null;
   body: string;
   status: Generated<NotificationStatus>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  next_attempt_at: Timestamp;
+  sent_at: NullableTimestamp;
   created_at: Timestamp;
+}
+
+/** A certificate as issued, kept when its tutorial or its holder's progress goes away. */
+export interface CertificatesTable {
+  code: string;
+  user_id: number | null;
+  tutorial_id: number | null;
+  tutorial_title: string;
+  holder_first_name: string;
+  holder_last_name: string;
+  issued_at: RequiredTimestamp;
+}
+
+export type ViewedResource = 'ANNOUNCEMENT' | 'FORUM_TOPIC' | 'TUTORIAL';
+
+/** One row per resource, user and day: a view is counted once per user per day. */
+export interface ContentViewsTable {
+  resource_type: ViewedResource;
+  resource_id: number;
+  user_id: number;
+  day: string;
 }
 
 export interface ComplaintAttachmentsTable {
@@ -377,8 +410,6 @@ export interface AnnouncementsTable {
   is_global: Generated<boolean>;
   views_count: Generated<number>;
   likes_count: Generated<number>;
-  shares_count: Generated<number>;
-  comments_count: Generated<number>;
   published_at: NullableTimestamp;
   expires_at: NullableTimestamp;
   created_at: Timestamp;
@@ -422,6 +453,7 @@ export interface TutorialsTable {
   status: Generated<TutorialStatus>;
   /** tsvector (title A, description B, content C); query it with sql, read-only. */
   search_vector: GeneratedAlways<string>;
+  views_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -500,6 +532,8 @@ export interface Database {
   tutorial_prerequisites: TutorialPrerequisitesTable;
   tutorial_tags: TutorialTagsTable;
   tutorial_progress: TutorialProgressTable;
+  certificates: CertificatesTable;
+  content_views: ContentViewsTable;
 }
 
 export type Role = Selectable<RolesTable>;

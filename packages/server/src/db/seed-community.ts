@@ -225,6 +225,7 @@ export async function recomputeCounters(db: Kysely<Database>): Promise<void> {
   await sql`update announcements a set
       likes_count = (select count(*) from announcement_likes l where l.announcement_id = a.id),
       views_count = (select count(*) from announcement_reads r where r.announcement_id = a.id)`.execute(db);
+  await sql`update tutorials t set views_count = (select count(*) from tutorial_progress p where p.tutorial_id = t.id)`.execute(db);
 }
 
 export async function seedCommunity(db: Kysely<Database>, refs: SeedRefs, at: Clock): Promise<void> {

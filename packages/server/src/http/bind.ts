@@ -24,7 +24,7 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
         const { filename, contentType, body, inline = false } = out.file;
         reply.code(200).header('content-type', contentType).header('content-disposition', disposition(filename, inline));
         reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff');
-        return reply.send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+        return reply.send(body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body);
       }
       reply.code(out.status ?? status);
       return { success: true, message: out.message, result: out.result, errors: null, except: null };

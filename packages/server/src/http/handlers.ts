@@ -1,4 +1,5 @@
 import type { operations } from '@transport-ops/contract';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -46,7 +47,8 @@ export interface Success<K extends OperationId> {
 }
 /** A file download. */
 export interface FileResult {
-  file: { filename: string; contentType: string; body: Uint8Array; inline?: boolean };
+  /** `body` is the whole file, or a stream sent as it is produced (large exports). */
+  file: { filename: string; contentType: string; body: Uint8Array | Readable; inline?: boolean };
 }
 export type HandlerResult<K extends OperationId> = IsFile<K> extends true ? FileResult : Success<K>;
 export type Handler<K extends OperationId> = (req: Req<K>, reply: FastifyReply) => Promise<HandlerResult<K>>;

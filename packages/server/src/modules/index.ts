@@ -16,6 +16,9 @@ import { userHandlers } from './users/handlers.js';
 import { vehicleTypeHandlers } from './vehicle-types/handlers.js';
 import { authHandlers } from './auth/handlers.js';
 import { systemHandlers } from './system/handlers.js';
+import { notificationHandlers } from './notifications/handlers.js';
+import { reportHandlers } from './reports/handlers.js';
+import { profileHandlers } from './profiles/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = {
@@ -36,4 +39,7 @@ export const handlers: Handlers = {
   ...tutorialHandlers,
   ...userHandlers,
   ...vehicleTypeHandlers,
+  ...notificationHandlers,
+  ...reportHandlers,
+  ...profileHandlers,
 };

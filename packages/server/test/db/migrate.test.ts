@@ -50,8 +50,8 @@ const targets = [pglite, ...(process.env.DATABASE_URL ? [postgres(process.env.DA
 
 const TABLES = [
   'actors', 'announcement_likes', 'announcement_reads', 'announcement_tags', 'announcements', 'categories',
-  'complaint_attachments', 'complaint_notifications', 'complaint_status_history', 'complaint_types', 'complaints',
-  'countries', 'forum_messages', 'forum_reports', 'forum_subscriptions', 'forum_topic_likes', 'forum_topic_tags',
+  'certificates', 'complaint_attachments', 'complaint_notifications', 'complaint_status_history', 'complaint_types', 'complaints',
+  'content_views', 'countries', 'forum_messages', 'forum_reports', 'forum_subscriptions', 'forum_topic_likes', 'forum_topic_tags',
   'forum_topics', 'forum_votes', 'organizations', 'roles', 'sessions', 'states', 'tags', 'transport_documents',
   'transport_status_history', 'transports', 'tutorial_chapters', 'tutorial_prerequisites', 'tutorial_progress',
   'tutorial_tags', 'tutorials', 'users', 'vehicle_types',

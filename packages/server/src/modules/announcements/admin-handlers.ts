@@ -23,16 +23,23 @@ import { invalidateAnnouncementCaches } from './cache.js';
 import { reportedStatus, toAdmin, toAdminListItem } from './mappers.js';
 import { findAnnouncement } from './repository.js';
 import { announcementNotFound } from './visibility.js';
+import { stateMachine } from '../../lib/state-machine.js';
+import type { AccessLevel } from '../auth/tokens.js';
 
 type S = components['schemas'];
 
-/** Where each reported status may go (publish and archive). */
-const NEXT: Record<S['AnnouncementStatus'], S['AnnouncementStatus'][]> = {
-  DRAFT: ['PUBLISHED', 'ARCHIVED'],
-  PUBLISHED: ['ARCHIVED'],
-  EXPIRED: ['ARCHIVED'],
-  ARCHIVED: ['PUBLISHED'],
-};
+type Status = S['AnnouncementStatus'];
+const MODERATORS = ['supervisor', 'admin', 'super_admin'] as const;
+const move = (from: Status, to: 'PUBLISHED' | 'ARCHIVED') => ({ from, action: to, to, roles: MODERATORS });
+
+/** Where each reported status may go (publish and archive); the action is the target status. */
+const ANNOUNCEMENT_WORKFLOW = stateMachine<Status, Status, AccessLevel>([
+  move('DRAFT', 'PUBLISHED'),
+  move('DRAFT', 'ARCHIVED'),
+  move('PUBLISHED', 'ARCHIVED'),
+  move('EXPIRED', 'ARCHIVED'),
+  move('ARCHIVED', 'PUBLISHED'),
+]);
 
 interface WriteRules {
   categoryId?: number;
@@ -81,7 +88,7 @@ function invalidTransition(id: number, currentStatus: S['AnnouncementStatus'], r
   const verb = requested === 'PUBLISHED' ? 'published' : 'archived';
   return new AppError(
     'INVALID_STATUS_TRANSITION',
-    { currentStatus, requested, allowed: NEXT[currentStatus] },
+    { currentStatus, requested, allowed: ANNOUNCEMENT_WORKFLOW.targets(currentStatus) },
     currentStatus === requested ? `Announcement ${id} is already ${currentStatus}` : `Announcement ${id} cannot be ${verb} while ${currentStatus}`,
   );
 }
@@ -94,7 +101,7 @@ async function publishOne(db: Kysely<Database>, id: number, now: Date): Promise<
     const state = await findState(db, id);
     if (!state) throw announcementNotFound(id);
     const status = reportedStatus(state, now);
-    if (!NEXT[status].includes('PUBLISHED')) throw invalidTransition(id, status, 'PUBLISHED');
+    if (!ANNOUNCEMENT_WORKFLOW.targets(status).includes('PUBLISHED')) throw invalidTransition(id, status, 'PUBLISHED');
     if (state.expires_at !== null && new Date(state.expires_at) <= now) {
       throw new AppError(
         'ANNOUNCEMENT_EXPIRED',

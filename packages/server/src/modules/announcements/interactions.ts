@@ -1,3 +1,4 @@
+import { firstViewToday } from '../../lib/views.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
@@ -20,15 +21,19 @@ export async function markRead(db: Kysely<Database>, announcementId: number, use
 }
 
 /**
- * A detail view: counts it, marks the announcement read and answers the fresh counters and the
- * caller's like. Undefined when the announcement is no longer published (deleted or hidden since
- * the detail was cached). Counters are not edits: `updated_at` is left alone.
+ * A detail view: counts it (once per user per day, see firstViewToday), marks the announcement
+ * read and answers the fresh counters and the caller's like. Undefined when the announcement is
+ * no longer published (deleted or hidden since the detail was cached). Counters are not edits:
+ * `updated_at` is left alone.
  */
 export async function recordView(db: Kysely<Database>, announcementId: number, userId: number, now: Date) {
   return db.transaction().execute(async (trx) => {
+    const published = await trx.selectFrom('announcements').select('id').where('id', '=', announcementId).where('status', '=', 'PUBLISHED').executeTakeFirst();
+    if (!published) return undefined;
+    const counted = (await firstViewToday(trx, 'ANNOUNCEMENT', announcementId, userId, now)) ? 1 : 0;
     const counters = await trx
       .updateTable('announcements')
-      .set((eb) => ({ views_count: eb('views_count', '+', 1) }))
+      .set((eb) => ({ views_count: eb('views_count', '+', counted) }))
       .where('id', '=', announcementId)
       .where('status', '=', 'PUBLISHED')
       .returning(['views_count', 'likes_count'])

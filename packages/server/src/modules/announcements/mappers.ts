@@ -1,3 +1,4 @@
+import { avatarUrl } from '../../lib/avatar.js';
 import type { components } from '@transport-ops/contract';
 import type { AnnouncementStatus, AttachmentJson, ImageJson } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
@@ -30,7 +31,7 @@ export function authorOf(row: AnnouncementRow): S['AnnouncementAuthor'] {
     firstName: row.author_first_name ?? row.author_username,
     lastName: row.author_last_name ?? '',
     role: row.author_role,
-    avatar: null,
+    avatar: avatarUrl(row.author_id, row.author_avatar_at),
   };
 }
 
@@ -60,8 +61,6 @@ export const targetingOf = (row: AnnouncementRow): S['AnnouncementTargeting'] =>
 export const statisticsOf = (row: AnnouncementRow): S['AnnouncementStatistics'] => ({
   viewsCount: row.views_count,
   likesCount: row.likes_count,
-  sharesCount: row.shares_count,
-  commentsCount: row.comments_count,
 });
 
 /** A visible announcement as listed to a user (visible, so published and with a publication time). */

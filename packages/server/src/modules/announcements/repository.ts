@@ -61,8 +61,6 @@ export function selectAnnouncements(db: Kysely<Database>) {
       'a.is_global',
       'a.views_count',
       'a.likes_count',
-      'a.shares_count',
-      'a.comments_count',
       'a.published_at',
       'a.expires_at',
       'a.created_at',
@@ -77,6 +75,7 @@ export function selectAnnouncements(db: Kysely<Database>) {
       'ac.first_name as author_first_name',
       'ac.last_name as author_last_name',
       'r.name as author_role',
+      'u.avatar_updated_at as author_avatar_at',
       jsonArrayFrom(
         eb
           .selectFrom('announcement_tags as at')

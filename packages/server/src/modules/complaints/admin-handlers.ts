@@ -1,6 +1,7 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
+import type { AuthContext } from '../../plugins/security.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
@@ -19,17 +20,18 @@ import {
   notificationsOf,
   statusOf,
 } from './repository.js';
-import { NEXT_STATUSES, ownedComplaints } from './rules.js';
+import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, workableComplaints } from './rules.js';
 import { complaintStats } from './stats.js';
+import { toNotification } from '../notifications/handlers.js';
 
 // Staff see the complaints of their scope (ownedComplaints): a team manager their subtree's,
 // supervisors and above all of them.
 
 /** The staff view of a complaint just changed by the caller. */
-async function adminView(db: Kysely<Database>, id: number, scope: Expression<SqlBool>) {
+async function adminView(db: Kysely<Database>, id: number, auth: AuthContext, scope: Expression<SqlBool> = ownedComplaints(auth)) {
   const row = await findComplaint(db, id, scope);
   if (!row) throw complaintNotFound(id);
-  return toAdmin(row, await attachmentsOf(db, id));
+  return toAdmin(row, await attachmentsOf(db, id), auth.accessLevel);
 }
 
 export const adminHandlers: ModuleHandlers<
@@ -55,7 +57,7 @@ export const adminHandlers: ModuleHandlers<
     const { db } = req.server;
     const row = await findComplaint(db, req.params.id, ownedComplaints(auth));
     if (!row) throw complaintNotFound(req.params.id);
-    return { message: 'Complaint retrieved', result: toAdmin(row, await attachmentsOf(db, row.id)) };
+    return { message: 'Complaint retrieved', result: toAdmin(row, await attachmentsOf(db, row.id), auth.accessLevel) };
   },
 
   async updateAdminComplaint(req) {
@@ -70,11 +72,17 @@ export const adminHandlers: ModuleHandlers<
       const status = await statusOf(db, id);
       throw status === undefined ? complaintNotFound(id) : notEditable(id, status, 'Complaint is closed');
     }
-    return { message: 'Complaint updated', result: await adminView(db, id, ownedComplaints(auth)) };
+    return { message: 'Complaint updated', result: await adminView(db, id, auth) };
   },
 
   async deleteAdminComplaint(req) {
-    if (!(await deleteComplaint(req.server.db, req.params.id, false))) throw complaintNotFound(req.params.id);
+    const { db } = req.server;
+    const { id } = req.params;
+    if (!(await deleteComplaint(db, id, DELETABLE_BY_ADMIN))) {
+      const status = await statusOf(db, id); // absent, or not (or no longer) in a deletable status
+      if (status === undefined) throw complaintNotFound(id);
+      throw notEditable(id, status, 'Only rejected or closed complaints can be deleted');
+    }
     return { message: 'Complaint deleted', result: null };
   },
 
@@ -83,12 +91,17 @@ export const adminHandlers: ModuleHandlers<
     const { db } = req.server;
     const { id } = req.params;
     const { status: requested, comment = null } = req.body;
+    const scope = workableComplaints(auth);
     await db.transaction().execute(async (trx) => {
-      const complaint = await findState(trx, id, ownedComplaints(auth));
+      const complaint = await findState(trx, id, scope);
       if (!complaint) throw complaintNotFound(id);
       let current = complaint.status;
       const at = new Date();
-      if (NEXT_STATUSES[current].includes(requested) && (await moveStatus(trx, id, current, requested, at))) {
+      const verdict = COMPLAINT_WORKFLOW.check(current, requested, auth.accessLevel);
+      if (!verdict.ok && verdict.reason === 'role') {
+        throw new AppError('FORBIDDEN', { requiredRoles: [...verdict.roles] }, `Your role may not move a complaint from ${current} to ${requested}`);
+      }
+      if (verdict.ok && (await moveStatus(trx, id, current, requested, at))) {
         await addHistory(trx, id, requested, comment, auth.userId, at);
         if (requested === 'RESOLVED') await queueResolutionNotice(trx, complaint, comment, at);
         return;
@@ -97,11 +110,11 @@ export const adminHandlers: ModuleHandlers<
       current = (await statusOf(trx, id)) ?? current;
       throw new AppError(
         'INVALID_STATUS_TRANSITION',
-        { currentStatus: current, requested, allowed: NEXT_STATUSES[current] },
+        { currentStatus: current, requested, allowed: COMPLAINT_WORKFLOW.targets(current, auth.accessLevel) },
         `Cannot change complaint status from ${current} to ${requested}`,
       );
     });
-    return { message: `Complaint status changed to ${requested}`, result: await adminView(db, id, ownedComplaints(auth)) };
+    return { message: `Complaint status changed to ${requested}`, result: await adminView(db, id, auth, scope) };
   },
 
   async getAdminComplaintStatusHistory(req) {
@@ -128,7 +141,7 @@ export const adminHandlers: ModuleHandlers<
     }
     return {
       message: assignee ? `Complaint assigned to ${assignee.username}` : 'Complaint unassigned',
-      result: await adminView(db, id, ownedComplaints(auth)),
+      result: await adminView(db, id, auth),
     };
   },
 
@@ -140,17 +153,7 @@ export const adminHandlers: ModuleHandlers<
     const rows = await notificationsOf(db, complaint.id);
     return {
       message: 'Notifications retrieved',
-      result: rows.map((n) => ({
-        id: n.id,
-        complaintId: n.complaint_id,
-        customerId: n.customer_id,
-        channel: n.channel,
-        recipient: n.recipient,
-        subject: n.subject ?? '',
-        body: n.body,
-        status: 'QUEUED' as const,
-        createdAt: iso(n.created_at),
-      })),
+      result: rows.map(toNotification),
     };
   },
 

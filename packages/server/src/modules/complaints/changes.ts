@@ -57,10 +57,9 @@ export async function updateComplaint(db: Db, id: number, changes: ComplaintChan
   return result.numUpdatedRows > 0n;
 }
 
-export async function deleteComplaint(db: Db, id: number, onlyPending: boolean): Promise<boolean> {
-  let query = db.deleteFrom('complaints').where('id', '=', id);
-  if (onlyPending) query = query.where('status', '=', 'PENDING');
-  const result = await query.executeTakeFirst();
+/** Deletes the complaint if its status is one of `statuses` (guarded in the DELETE itself); false otherwise. */
+export async function deleteComplaint(db: Db, id: number, statuses: ComplaintStatus[]): Promise<boolean> {
+  const result = await db.deleteFrom('complaints').where('id', '=', id).where('status', 'in', statuses).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 

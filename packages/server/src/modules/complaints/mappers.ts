@@ -3,7 +3,8 @@ import { iso } from '../../lib/time.js';
 import { attachmentUrl } from './attachments.js';
 import type { ComplaintChanges } from './changes.js';
 import type { ComplaintRow, HistoryRow } from './repository.js';
-import { NEXT_STATUSES } from './rules.js';
+import type { AccessLevel } from '../auth/tokens.js';
+import { COMPLAINT_WORKFLOW } from './rules.js';
 
 type Schemas = components['schemas'];
 type AttachmentType = Schemas['ComplaintAttachment']['type'];
@@ -55,12 +56,13 @@ export function toDetail(r: ComplaintRow, attachments: AttachmentRow[]): Schemas
   };
 }
 
-export function toAdmin(r: ComplaintRow, attachments: AttachmentRow[]): Schemas['ComplaintAdmin'] {
+/** The staff view; `allowedStatuses` are the moves open to the caller's access level. */
+export function toAdmin(r: ComplaintRow, attachments: AttachmentRow[], role: AccessLevel): Schemas['ComplaintAdmin'] {
   return {
     ...toDetail(r, attachments),
     ...people(r),
     resolvedAt: iso(r.resolved_at),
-    allowedStatuses: NEXT_STATUSES[r.status],
+    allowedStatuses: COMPLAINT_WORKFLOW.targets(r.status, role),
   };
 }
 

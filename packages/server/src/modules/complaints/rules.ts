@@ -1,19 +1,36 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { ComplaintStatus } from '../../db/schema.js';
 import { ownedBy } from '../../lib/scope.js';
+import { STAFF, stateMachine } from '../../lib/state-machine.js';
+import type { AccessLevel } from '../auth/tokens.js';
 import type { AuthContext } from '../../plugins/security.js';
 
-/** The complaint state machine of the contract (ComplaintStatus): the statuses reachable from each one. */
-export const NEXT_STATUSES: Record<ComplaintStatus, ComplaintStatus[]> = {
-  PENDING: ['IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'REJECTED'],
-  IN_PROGRESS: ['RESOLVED', 'UNDER_REVIEW', 'ESCALATED', 'REJECTED'],
-  UNDER_REVIEW: ['IN_PROGRESS', 'RESOLVED', 'REJECTED', 'ESCALATED'],
-  ESCALATED: ['IN_PROGRESS', 'UNDER_REVIEW', 'RESOLVED', 'REJECTED'],
-  RESOLVED: ['CLOSED', 'REOPENED'],
-  REJECTED: ['CLOSED', 'REOPENED'],
-  REOPENED: ['IN_PROGRESS', 'ESCALATED', 'REJECTED'],
-  CLOSED: [],
-};
+const AGENT_AND_STAFF = ['agent', ...STAFF] as const;
+
+/** Rows of the complaint workflow: from one status, the statuses it may move to and who may move it. */
+const moves = (from: ComplaintStatus, to: ComplaintStatus[], roles: readonly AccessLevel[]) =>
+  to.map((target) => ({ from, action: target, to: target, roles }));
+
+/**
+ * The complaint workflow (the contract's table on `changeComplaintStatus`): the action is the
+ * requested status. Agents take a complaint in charge (PENDING -> IN_PROGRESS) and mark it
+ * processed (IN_PROGRESS -> RESOLVED), as the specification's "agent action" rows say; every
+ * other move is the staff's.
+ */
+export const COMPLAINT_WORKFLOW = stateMachine<ComplaintStatus, ComplaintStatus, AccessLevel>([
+  ...moves('PENDING', ['IN_PROGRESS'], AGENT_AND_STAFF),
+  ...moves('PENDING', ['UNDER_REVIEW', 'ESCALATED', 'REJECTED'], STAFF),
+  ...moves('IN_PROGRESS', ['RESOLVED'], AGENT_AND_STAFF),
+  ...moves('IN_PROGRESS', ['UNDER_REVIEW', 'ESCALATED', 'REJECTED'], STAFF),
+  ...moves('UNDER_REVIEW', ['IN_PROGRESS', 'RESOLVED', 'REJECTED', 'ESCALATED'], STAFF),
+  ...moves('ESCALATED', ['IN_PROGRESS', 'UNDER_REVIEW', 'RESOLVED', 'REJECTED'], STAFF),
+  ...moves('RESOLVED', ['CLOSED', 'REOPENED'], STAFF),
+  ...moves('REJECTED', ['CLOSED', 'REOPENED'], STAFF),
+  ...moves('REOPENED', ['IN_PROGRESS', 'ESCALATED', 'REJECTED'], STAFF),
+]);
+
+/** Statuses in which an administrator may delete a complaint: the finished ones. */
+export const DELETABLE_BY_ADMIN: ComplaintStatus[] = ['REJECTED', 'CLOSED'];
 
 /** Every status, in the order of the contract's enum (the stats' byStatus order). */
 export const STATUSES: ComplaintStatus[] = [
@@ -31,3 +48,9 @@ export function readableBy(auth: AuthContext): Expression<SqlBool> {
 
 /** Complaints the caller may change or delete on the user side, and staff may handle (alias `c`). */
 export const ownedComplaints = (auth: AuthContext) => ownedBy(auth, 'c.created_by');
+
+/**
+ * Complaints whose status the caller may move (alias `c`): staff, their scope; an agent, the
+ * complaints they created or that are assigned to them.
+ */
+export const workableComplaints = (auth: AuthContext) => (auth.accessLevel === 'agent' ? readableBy(auth) : ownedComplaints(auth));

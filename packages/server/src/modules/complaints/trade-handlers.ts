@@ -118,7 +118,7 @@ export const tradeHandlers: ModuleHandlers<
   async deleteComplaint(req) {
     const { id } = req.params;
     await editablePending(req, id, 'Complaint can no longer be deleted');
-    if (!(await deleteComplaint(req.server.db, id, true))) await refuseChange(req, id, 'Complaint can no longer be deleted');
+    if (!(await deleteComplaint(req.server.db, id, ['PENDING']))) await refuseChange(req, id, 'Complaint can no longer be deleted');
     return { message: 'Complaint deleted', result: null };
   },
 

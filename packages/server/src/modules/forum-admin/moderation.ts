@@ -1,22 +1,30 @@
 import type { components } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
 import type { Database, TopicStatus } from '../../db/schema.js';
+import { stateMachine } from '../../lib/state-machine.js';
+import type { AccessLevel } from '../auth/tokens.js';
 
 type Db = Kysely<Database>;
 type TopicAction = components['schemas']['ForumTopicModerationAction'];
 type StatusAction = Exclude<TopicAction, 'HIDE' | 'UNHIDE'>;
 
+const MODERATORS = ['supervisor', 'admin', 'super_admin'] as const;
+const row = (from: TopicStatus, action: StatusAction, to: TopicStatus) => ({ from, action, to, roles: MODERATORS });
+
 /** The status actions of the contract's table: where each is offered and where it leads. */
-const STATUS_ACTIONS: Record<StatusAction, { from: TopicStatus[]; to: TopicStatus }> = {
-  CLOSE: { from: ['ACTIVE'], to: 'CLOSED' },
-  REOPEN: { from: ['CLOSED', 'ARCHIVED'], to: 'ACTIVE' },
-  ARCHIVE: { from: ['ACTIVE', 'CLOSED'], to: 'ARCHIVED' },
-};
+const TOPIC_WORKFLOW = stateMachine<TopicStatus, StatusAction, AccessLevel>([
+  row('ACTIVE', 'CLOSE', 'CLOSED'),
+  row('ACTIVE', 'ARCHIVE', 'ARCHIVED'),
+  row('CLOSED', 'REOPEN', 'ACTIVE'),
+  row('CLOSED', 'ARCHIVE', 'ARCHIVED'),
+  row('ARCHIVED', 'REOPEN', 'ACTIVE'),
+]);
+const ORDER: StatusAction[] = ['CLOSE', 'REOPEN', 'ARCHIVE'];
 
 /** Actions offered in a status, in the contract's order (HIDE and UNHIDE always are). */
 export function allowedTopicActions(status: TopicStatus): TopicAction[] {
-  const statusActions = (Object.keys(STATUS_ACTIONS) as StatusAction[]).filter((a) => STATUS_ACTIONS[a].from.includes(status));
-  return [...statusActions, 'HIDE', 'UNHIDE'];
+  const statusActions = TOPIC_WORKFLOW.allowed(status);
+  return [...ORDER.filter((a) => statusActions.includes(a)), 'HIDE', 'UNHIDE'];
 }
 
 export interface TopicState {
@@ -34,7 +42,9 @@ export async function moderateTopic(db: Db, id: number, action: TopicAction): Pr
   if (action === 'HIDE' || action === 'UNHIDE') {
     return setTopicHidden(db, id, action === 'HIDE');
   }
-  const { from, to } = STATUS_ACTIONS[action];
+  const moves = TOPIC_WORKFLOW.transitions.filter((t) => t.action === action);
+  const from = moves.map((t) => t.from);
+  const to = moves[0]!.to; // every move of one action leads to the same status
   return db
     .updateTable('forum_topics')
     .set({ status: to, updated_at: new Date() })

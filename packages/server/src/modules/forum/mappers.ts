@@ -1,3 +1,4 @@
+import { avatarUrl } from '../../lib/avatar.js';
 import type { components } from '@transport-ops/contract';
 import { iso } from '../../lib/time.js';
 import type { CategoryRow, SubscriptionRow } from './interaction-repository.js';
@@ -17,7 +18,12 @@ type TopicBase = Omit<TopicRow, 'user_liked' | 'is_subscribed'>;
 
 export const toTagRef = (tag: TagRefRow): Schemas['TagRef'] => ({ id: tag.id, name: tag.name, color: tag.color });
 
-const toAuthor = (id: number, firstName: string, lastName: string): Schemas['ForumAuthor'] => ({ id, firstName, lastName, avatar: null });
+const toAuthor = (id: number, firstName: string, lastName: string, avatarAt: Date | null): Schemas['ForumAuthor'] => ({
+  id,
+  firstName,
+  lastName,
+  avatar: avatarUrl(id, avatarAt),
+});
 
 function topicFields(row: TopicBase, tags: TagRefRow[]) {
   return {
@@ -35,7 +41,7 @@ function topicFields(row: TopicBase, tags: TagRefRow[]) {
         ? null
         : { id: row.category_id, name: row.category_name ?? '', description: row.category_description ?? '' },
     tags: tags.map(toTagRef),
-    author: toAuthor(row.author_id, row.author_first_name, row.author_last_name),
+    author: toAuthor(row.author_id, row.author_first_name, row.author_last_name, row.author_avatar_at),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -82,7 +88,7 @@ export function toMessage(row: MessageRow): Schemas['ForumMessage'] {
     repliesCount: Number(row.shown_replies),
     parentId: row.parent_id,
     topic: { id: row.topic_id, title: row.topic_title },
-    author: toAuthor(row.author_id, row.author_first_name, row.author_last_name),
+    author: toAuthor(row.author_id, row.author_first_name, row.author_last_name, row.author_avatar_at),
     userVote: row.user_vote ?? null,
     isDeleted,
     isHidden,

@@ -42,6 +42,7 @@ export function shownMessages(db: Db, topicId: number, userId: number) {
       'm.author_id',
       sql<string>`coalesce(a.first_name, u.username)`.as('author_first_name'),
       sql<string>`coalesce(a.last_name, '')`.as('author_last_name'),
+      'u.avatar_updated_at as author_avatar_at',
     ])
     .select((eb) => [
       eb

@@ -99,7 +99,7 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     const auth = caller(req);
     const { db } = req.server;
     const id = req.params.id;
-    if (!(await countView(db, id))) throw topicNotFound(id);
+    if (!(await countView(db, id, auth.userId))) throw topicNotFound(id);
     const topic = await loadTopic(db, id, auth.userId);
     const messages = await shownMessages(db, id, auth.userId).execute();
     return { message: 'Topic retrieved successfully', result: { ...topic, messages: messages.map(toMessage) } };

@@ -1,3 +1,4 @@
+import { firstViewToday } from '../../lib/views.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database, TopicStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
@@ -31,6 +32,7 @@ export function topicsQuery(db: Db) {
       'c.description as category_description',
       sql<string>`coalesce(a.first_name, u.username)`.as('author_first_name'),
       sql<string>`coalesce(a.last_name, '')`.as('author_last_name'),
+      'u.avatar_updated_at as author_avatar_at',
     ]);
 }
 
@@ -197,14 +199,14 @@ export async function updateTopic(trx: Db, id: number, changes: TopicChanges): P
   if (changes.tagIds !== undefined) await replaceTopicTags(trx, id, changes.tagIds);
 }
 
-/** Increments the view counter of a visible topic; false when there is none. */
-export async function countView(db: Db, id: number): Promise<boolean> {
-  const row = await db
-    .updateTable('forum_topics')
-    .set((eb) => ({ views_count: eb('views_count', '+', 1) }))
-    .where('id', '=', id)
-    .where('is_hidden', '=', false)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+/** Counts a view of a visible topic, once per user per day (see firstViewToday); false when there is no such topic. */
+export async function countView(db: Db, id: number, userId: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const visible = await trx.selectFrom('forum_topics').select('id').where('id', '=', id).where('is_hidden', '=', false).executeTakeFirst();
+    if (!visible) return false;
+    if (await firstViewToday(trx, 'FORUM_TOPIC', id, userId)) {
+      await trx.updateTable('forum_topics').set((eb) => ({ views_count: eb('views_count', '+', 1) })).where('id', '=', id).execute();
+    }
+    return true;
+  });
 }

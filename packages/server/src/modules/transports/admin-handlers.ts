@@ -4,16 +4,21 @@ import { iso } from '../../lib/time.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import { toAdminListItem, toAdminTransport } from './mappers.js';
-import { complaintCount, currentStatus, findVisible, listQuery, statusHistory } from './repository.js';
+import { complaintCount, currentStatus, findVisible, levelOneValidator, listQuery, statusHistory } from './repository.js';
 import {
-  ACTION_MESSAGES,
+  actionMessage,
   ADMIN_EDITABLE,
   hasComplaint,
   invalidTransition,
   notEditable,
   NOT_ARCHIVED,
-  TRANSITIONS,
+  sameValidator,
+  storedState,
+  TRANSPORT_WORKFLOW,
   transportNotFound,
+  validationLevelOf,
+  workflowState,
+  wrongRole,
 } from './rules.js';
 import { transportStats } from './stats.js';
 import { checkDateRange, reload } from './trade-handlers.js';
@@ -43,7 +48,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const { db } = req.server;
     const { id } = req.params;
     if (!(await findVisible(db, auth, id))) throw transportNotFound(id);
-    return { message: 'Transport retrieved', result: toAdminTransport(await reload(db, id)) };
+    return { message: 'Transport retrieved', result: toAdminTransport(await reload(db, id), auth.accessLevel) };
   },
 
   async updateAdminTransport(req) {
@@ -61,7 +66,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
       }
       return reload(trx, id);
     });
-    return { message: 'Transport updated', result: toAdminTransport(record) };
+    return { message: 'Transport updated', result: toAdminTransport(record, auth.accessLevel) };
   },
 
   async deleteAdminTransport(req) {
@@ -85,27 +90,34 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const { db } = req.server;
     const { id } = req.params;
     const { action, comment } = req.body;
-    const record = await db.transaction().execute(async (trx) => {
+    const { record, level } = await db.transaction().execute(async (trx) => {
       const current = await findVisible(trx, auth, id);
       if (!current) throw transportNotFound(id);
-      const target = TRANSITIONS[current.status][action];
-      if (target === undefined) throw invalidTransition(current.status, action);
-      // The status read above is the guard: a concurrent action that got there first makes this match nothing.
+      const state = workflowState(current.status, current.validation_level);
+      const verdict = TRANSPORT_WORKFLOW.check(state, action, auth.accessLevel);
+      if (!verdict.ok) throw verdict.reason === 'role' ? wrongRole(state, action, verdict.roles) : invalidTransition(state, action, auth.accessLevel);
+      const level = validationLevelOf(state, action);
+      if (level === 2 && action === 'VALIDATE' && (await levelOneValidator(trx, id)) === auth.userId) throw sameValidator();
+      // The state read above is the guard: a concurrent action that got there first makes this match nothing.
+      const target = storedState(verdict.to);
       const updated = await trx
         .updateTable('transports')
-        .set({ status: target, updated_at: new Date() })
+        .set({ ...target, updated_at: new Date() })
         .where('id', '=', id)
         .where('status', '=', current.status)
+        .where('validation_level', '=', current.validation_level)
         .returning('id')
         .executeTakeFirst();
       if (!updated) {
-        const status = await currentStatus(trx, id);
-        throw status === undefined ? transportNotFound(id) : invalidTransition(status, action);
+        const now = await findVisible(trx, auth, id);
+        throw now === undefined ? transportNotFound(id) : invalidTransition(workflowState(now.status, now.validation_level), action, auth.accessLevel);
       }
-      await insertHistory(trx, { transportId: id, from: current.status, to: target, action, comment: comment ?? null, userId: auth.userId });
-      return reload(trx, id);
+      await insertHistory(trx, {
+        transportId: id, from: current.status, to: target.status, action, comment: comment ?? null, userId: auth.userId, validationLevel: level,
+      });
+      return { record: await reload(trx, id), level };
     });
-    return { message: ACTION_MESSAGES[action], result: toAdminTransport(record) };
+    return { message: actionMessage(action, level), result: toAdminTransport(record, auth.accessLevel) };
   },
 
   async getTransportStatusHistory(req) {
@@ -122,6 +134,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
         fromStatus: h.from_status,
         toStatus: h.to_status,
         action: h.action,
+        validationLevel: h.validation_level as 1 | 2 | null,
         comment: h.comment,
         createdBy: { id: h.user_id, name: h.user_name },
         createdAt: iso(h.created_at),
@@ -145,7 +158,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
       }
       return reload(trx, id);
     });
-    return { message: 'Customer assigned', result: toAdminTransport(record) };
+    return { message: 'Customer assigned', result: toAdminTransport(record, auth.accessLevel) };
   },
 
   async getTransportStats(req) {

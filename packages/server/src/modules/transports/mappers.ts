@@ -1,7 +1,8 @@
 import type { components } from '@transport-ops/contract';
 import { iso } from '../../lib/time.js';
 import type { ComplaintRefRow, DocumentRow, TransportRecord, TransportRow } from './repository.js';
-import { allowedActions } from './rules.js';
+import type { AccessLevel } from '../auth/tokens.js';
+import { TRANSPORT_WORKFLOW, workflowState } from './rules.js';
 
 type Schemas = components['schemas'];
 
@@ -72,6 +73,7 @@ export function toTransport({ row, documents, complaints }: TransportRecord): Sc
     averageUnitPrice: row.average_unit_price,
     totalProductValue: row.total_product_value,
     status: row.status,
+    validationLevel: row.validation_level as 0 | 1 | 2,
     vehicleType: vehicleType(row),
     customer: customer(row),
     documents: documents.map(toDocument),
@@ -81,8 +83,10 @@ export function toTransport({ row, documents, complaints }: TransportRecord): Sc
   };
 }
 
-export function toAdminTransport(record: TransportRecord): Schemas['TransportAdminDetail'] {
-  return { ...toTransport(record), createdBy: creator(record.row), allowedActions: allowedActions(record.row.status) };
+/** The staff view; `allowedActions` are the actions open to the caller's access level. */
+export function toAdminTransport(record: TransportRecord, role: AccessLevel): Schemas['TransportAdminDetail'] {
+  const state = workflowState(record.row.status, record.row.validation_level);
+  return { ...toTransport(record), createdBy: creator(record.row), allowedActions: TRANSPORT_WORKFLOW.allowed(state, role) };
 }
 
 export function toListItem(row: TransportRow): Schemas['TransportListItem'] {

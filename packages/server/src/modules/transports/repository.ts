@@ -32,6 +32,7 @@ function transportQuery(db: Db) {
       't.average_unit_price',
       't.total_product_value',
       't.status',
+      't.validation_level',
       't.created_at',
       't.updated_at',
       'vt.id as vt_id',
@@ -93,7 +94,7 @@ export async function loadTransport(db: Db, id: number): Promise<TransportRecord
 export function findVisible(db: Db, auth: AuthContext, id: number) {
   return db
     .selectFrom('transports as t')
-    .select(['t.id', 't.status', 't.vehicle_type_id'])
+    .select(['t.id', 't.status', 't.validation_level', 't.vehicle_type_id'])
     .where('t.id', '=', id)
     .where(ownedBy(auth, 't.created_by'))
     .executeTakeFirst();
@@ -151,6 +152,7 @@ export function statusHistory(db: Db, transportId: number) {
       'h.from_status',
       'h.to_status',
       'h.action',
+      'h.validation_level',
       'h.comment',
       'h.created_at',
       'u.id as user_id',
@@ -160,6 +162,20 @@ export function statusHistory(db: Db, transportId: number) {
     .orderBy('h.created_at')
     .orderBy('h.id')
     .execute();
+}
+
+/** Who gave the current level-1 validation of a pending transport (its latest level-1 VALIDATE entry). */
+export async function levelOneValidator(db: Db, transportId: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('transport_status_history')
+    .select('created_by')
+    .where('transport_id', '=', transportId)
+    .where('action', '=', 'VALIDATE')
+    .where('validation_level', '=', 1)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.created_by;
 }
 
 /** The active vehicle types offered for new transports, by name. */

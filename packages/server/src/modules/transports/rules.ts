@@ -1,24 +1,57 @@
 import type { components } from '@transport-ops/contract';
 import { AppError } from '../../http/errors.js';
 import type { TransportStatus } from '../../db/schema.js';
+import { STAFF, stateMachine } from '../../lib/state-machine.js';
+import type { AccessLevel } from '../auth/tokens.js';
 
 export type TransportAction = components['schemas']['TransportAction'];
 
-/** The transport state machine (TransportStatus and TransportAction in the contract): status → action → new status. */
-export const TRANSITIONS: Record<TransportStatus, Partial<Record<TransportAction, TransportStatus>>> = {
-  PENDING: { VALIDATE: 'VALIDATED', REJECT: 'CANCELLED' },
-  VALIDATED: { START: 'IN_PROGRESS' },
-  IN_PROGRESS: { FINISH: 'COMPLETED', REPORT_PROBLEM: 'ON_HOLD' },
-  COMPLETED: { ARCHIVE: 'ARCHIVED' },
-  CANCELLED: { REACTIVATE: 'PENDING' },
-  ON_HOLD: { RESUME: 'IN_PROGRESS', CANCEL: 'CANCELLED' },
-  ARCHIVED: {},
-};
+/**
+ * Where a transport stands in the workflow: its status, with a pending transport that passed the
+ * team manager's validation (level 1) told apart, since the next validation is the supervisor's.
+ */
+export type WorkflowState = TransportStatus | 'LEVEL_1_VALIDATED';
 
-export const allowedActions = (status: TransportStatus): TransportAction[] =>
-  Object.keys(TRANSITIONS[status]) as TransportAction[];
+export const workflowState = (status: TransportStatus, validationLevel: number): WorkflowState =>
+  status === 'PENDING' && validationLevel === 1 ? 'LEVEL_1_VALIDATED' : status;
 
-export const ACTION_MESSAGES: Record<TransportAction, string> = {
+/** The columns a workflow state is stored in (status and validation_level; see migration 0003). */
+export function storedState(state: WorkflowState): { status: TransportStatus; validation_level: number } {
+  if (state === 'LEVEL_1_VALIDATED') return { status: 'PENDING', validation_level: 1 };
+  return { status: state, validation_level: state === 'PENDING' || state === 'CANCELLED' ? 0 : 2 };
+}
+
+const LEVEL_1 = ['team_manager', 'supervisor', 'admin', 'super_admin'] as const;
+const LEVEL_2 = ['supervisor', 'admin', 'super_admin'] as const;
+const row = (from: WorkflowState, action: TransportAction, to: WorkflowState, roles: readonly AccessLevel[] = STAFF) => ({ from, action, to, roles });
+
+/**
+ * The transport workflow (the contract's table on `applyTransportAction`). Validation has two
+ * levels: the team manager's (level 1; supervisors and administrators may give it too, each role
+ * holding the rights of the one below) and then the supervisor's (level 2), by another user.
+ * A rejection at level 1 cancels the transport; at level 2 it sends it back to level 1.
+ */
+export const TRANSPORT_WORKFLOW = stateMachine<WorkflowState, TransportAction, AccessLevel>([
+  row('PENDING', 'VALIDATE', 'LEVEL_1_VALIDATED', LEVEL_1),
+  row('PENDING', 'REJECT', 'CANCELLED', LEVEL_1),
+  row('LEVEL_1_VALIDATED', 'VALIDATE', 'VALIDATED', LEVEL_2),
+  row('LEVEL_1_VALIDATED', 'REJECT', 'PENDING', LEVEL_2),
+  row('VALIDATED', 'START', 'IN_PROGRESS'),
+  row('IN_PROGRESS', 'FINISH', 'COMPLETED'),
+  row('IN_PROGRESS', 'REPORT_PROBLEM', 'ON_HOLD'),
+  row('COMPLETED', 'ARCHIVE', 'ARCHIVED'),
+  row('CANCELLED', 'REACTIVATE', 'PENDING'),
+  row('ON_HOLD', 'RESUME', 'IN_PROGRESS'),
+  row('ON_HOLD', 'CANCEL', 'CANCELLED'),
+]);
+
+/** The validation level a VALIDATE or REJECT acts at in `state` (null for the other actions). */
+export function validationLevelOf(state: WorkflowState, action: TransportAction): 1 | 2 | null {
+  if (action !== 'VALIDATE' && action !== 'REJECT') return null;
+  return state === 'LEVEL_1_VALIDATED' ? 2 : 1;
+}
+
+const ACTION_MESSAGES: Record<TransportAction, string> = {
   VALIDATE: 'Transport validated',
   REJECT: 'Transport rejected',
   START: 'Transport started',
@@ -29,6 +62,13 @@ export const ACTION_MESSAGES: Record<TransportAction, string> = {
   RESUME: 'Transport resumed',
   CANCEL: 'Transport cancelled',
 };
+
+/** The answer's message; a VALIDATE or REJECT says which level it was given at. */
+export function actionMessage(action: TransportAction, level: 1 | 2 | null): string {
+  if (action === 'VALIDATE' && level === 1) return 'Transport validated at level 1; awaiting the supervisor (level 2)';
+  if (action === 'REJECT' && level === 2) return 'Transport rejected at level 2; back to level-1 validation';
+  return ACTION_MESSAGES[action];
+}
 
 /** Statuses in which each side may change a transport's fields. */
 export const USER_EDITABLE: TransportStatus[] = ['PENDING'];
@@ -54,9 +94,15 @@ export const customerNotFound = (customerId: number) =>
 export const missingCustomerInfo = (message: string) =>
   new AppError('MISSING_CUSTOMER_INFO', { message }, 'Customer needs an e-mail address or a phone number');
 
-export const invalidTransition = (currentStatus: TransportStatus, requested: TransportAction) =>
+export const invalidTransition = (state: WorkflowState, requested: TransportAction, role: AccessLevel) =>
   new AppError(
     'INVALID_STATUS_TRANSITION',
-    { currentStatus, requested, allowed: allowedActions(currentStatus) },
-    `Action ${requested} is not allowed in status ${currentStatus}`,
+    { currentStatus: storedState(state).status, requested, allowed: TRANSPORT_WORKFLOW.allowed(state, role) },
+    `Action ${requested} is not allowed in status ${state}`,
   );
+
+export const wrongRole = (state: WorkflowState, requested: TransportAction, roles: readonly string[]) =>
+  new AppError('FORBIDDEN', { requiredRoles: [...roles] }, `Your role may not apply ${requested} in status ${state}`);
+
+export const sameValidator = () =>
+  new AppError('SELF_ACTION_FORBIDDEN', { action: 'VALIDATE' }, 'The level-2 validation must be given by another user than the level-1 validation');

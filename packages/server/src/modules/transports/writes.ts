@@ -66,7 +66,7 @@ export async function insertCustomer(trx: Db, c: NewCustomer): Promise<number> {
 
 export async function insertHistory(
   trx: Db,
-  entry: { transportId: number; from: TransportStatus | null; to: TransportStatus; action: Schemas['TransportHistoryAction']; comment?: string | null; userId: number },
+  entry: { transportId: number; from: TransportStatus | null; to: TransportStatus; action: Schemas['TransportHistoryAction']; comment?: string | null; userId: number; validationLevel?: number | null },
 ): Promise<void> {
   await trx
     .insertInto('transport_status_history')
@@ -76,6 +76,7 @@ export async function insertHistory(
       to_status: entry.to,
       action: entry.action,
       comment: entry.comment ?? null,
+      validation_level: entry.validationLevel ?? null,
       created_by: entry.userId,
     })
     .execute();

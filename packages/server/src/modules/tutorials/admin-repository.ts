@@ -18,7 +18,7 @@ const SORT_COLUMNS = {
   updatedAt: 't.updated_at',
   title: 't.title',
   estimatedTime: 't.estimated_time',
-  viewsCount: 's.views_count',
+  viewsCount: 't.views_count',
   completionsCount: 's.completions_count',
   averageRating: 's.average_rating',
 } as const;

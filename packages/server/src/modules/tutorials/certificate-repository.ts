@@ -36,10 +36,22 @@ function toCertificate(row: CertificateRow) {
   };
 }
 
-/** The certificate behind a verification code (whatever the tutorial's status now). */
+/**
+ * The certificate behind a verification code, from the frozen record filed when it was issued:
+ * it stays verifiable, with the names of that day, when the tutorial is archived or deleted
+ * (`tutorialId` is then null) or the holder's progress is reset.
+ */
 export async function findCertificateByCode(db: Db, code: string) {
-  const row = await selectCertificates(db).where('p.certificate_code', '=', code).executeTakeFirst();
-  return row && toCertificate(row);
+  const row = await db.selectFrom('certificates').selectAll().where('code', '=', code).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    code: row.code,
+    completedAt: row.issued_at,
+    tutorialId: row.tutorial_id,
+    tutorialTitle: row.tutorial_title,
+    firstName: row.holder_first_name,
+    lastName: row.holder_last_name,
+  };
 }
 
 /**

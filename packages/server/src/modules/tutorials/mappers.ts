@@ -1,3 +1,4 @@
+import { avatarUrl } from '../../lib/avatar.js';
 import type { components } from '@transport-ops/contract';
 import type { AttachmentJson, ImageJson, VideoJson } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
@@ -25,9 +26,8 @@ export function toAuthor(row: TutorialRow): S['TutorialAuthor'] {
     firstName: row.author_first_name ?? row.author_username,
     lastName: row.author_last_name ?? '',
     role: row.author_role,
-    // The schema has no biography or picture for users yet.
-    bio: null,
-    avatar: null,
+    bio: row.author_bio,
+    avatar: avatarUrl(row.author_id, row.author_avatar_at),
   };
 }
 

@@ -6,7 +6,7 @@ export type Db = Kysely<Database>;
 /**
  * The tutorials with what every shape shows: category, author and statistics. The statistics are
  * aggregated in SQL from the progress records (a lateral subquery: one row per tutorial, zeros
- * when nobody opened it). `viewsCount` is the number of users who opened the tutorial.
+ * when nobody opened it). `viewsCount` is the stored counter: one per user per day (firstViewToday).
  */
 export function selectTutorials(db: Db) {
   return db
@@ -21,7 +21,6 @@ export function selectTutorials(db: Db) {
           .selectFrom('tutorial_progress as sp')
           .whereRef('sp.tutorial_id', '=', 't.id')
           .select([
-            sql<number>`count(*)::int`.as('views_count'),
             sql<number>`(count(*) filter (where sp.completed_at is not null))::int`.as('completions_count'),
             sql<number | null>`round(avg(sp.rating), 1)::float8`.as('average_rating'),
             sql<number>`count(sp.rating)::int`.as('ratings_count'),
@@ -52,10 +51,12 @@ export function selectTutorials(db: Db) {
       'c.icon as category_icon',
       'u.id as author_id',
       'u.username as author_username',
+      'u.bio as author_bio',
+      'u.avatar_updated_at as author_avatar_at',
       'r.name as author_role',
       'a.first_name as author_first_name',
       'a.last_name as author_last_name',
-      's.views_count',
+      't.views_count',
       's.completions_count',
       's.average_rating',
       's.ratings_count',

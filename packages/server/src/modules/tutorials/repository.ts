@@ -1,3 +1,4 @@
+import { firstViewToday } from '../../lib/views.js';
 import type { components } from '@transport-ops/contract';
 import type { Defaulted, Query } from '../../http/handlers.js';
 import { sql } from 'kysely';
@@ -35,7 +36,7 @@ export async function listPublished(db: Db, userId: number, f: ListFilters) {
     query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
   }
   if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));
-  if (f.sortBy === 'popular') query = query.orderBy('s.views_count', 'desc');
+  if (f.sortBy === 'popular') query = query.orderBy('t.views_count', 'desc');
   else if (f.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
   else if (f.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
   else query = query.orderBy('t.created_at', 'desc');
@@ -49,6 +50,16 @@ export async function listPublished(db: Db, userId: number, f: ListFilters) {
  * view creates their progress record). False when no published tutorial has this id.
  */
 export async function recordView(db: Db, tutorialId: number, userId: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await openProgress(trx, tutorialId, userId))) return false;
+    if (await firstViewToday(trx, 'TUTORIAL', tutorialId, userId)) {
+      await trx.updateTable('tutorials').set((eb) => ({ views_count: eb('views_count', '+', 1) })).where('id', '=', tutorialId).execute();
+    }
+    return true;
+  });
+}
+
+async function openProgress(db: Db, tutorialId: number, userId: number): Promise<boolean> {
   const row = await db
     .insertInto('tutorial_progress')
     .columns(['tutorial_id', 'user_id'])

@@ -54,7 +54,7 @@ describe('POST /admin/announcements', () => {
       ],
       author: { id: await userId(t, 'supervisor'), firstName: 'Moussa', lastName: 'Diop', role: 'Supervisor', avatar: null },
       targeting: { isGlobal: false, userTypes: ['AGENT', 'TEAM_MANAGER'], regions: ['FR'] },
-      statistics: { viewsCount: 0, likesCount: 0, sharesCount: 0, commentsCount: 0 },
+      statistics: { viewsCount: 0, likesCount: 0 },
       publishedAt: null,
       expiresAt,
     });

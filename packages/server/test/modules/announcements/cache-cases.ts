@@ -50,18 +50,20 @@ export function cacheCases(app: () => TestApp) {
       expect(await list('agent', w)).toEqual([]);
     });
 
-    it('serves the detail from the cache while still counting every view', async () => {
+    it('serves the detail from the cache while still counting the views (once per user per day)', async () => {
       const t = app();
       const token = await t.token('agent');
       const created = await createAnnouncement(t);
       const first = await t.call('getAnnouncementById', { token, params: { id: created.id } });
       expect(first.body.result).toMatchObject({ title: created.title, viewsCount: 1 });
       await renameDirectly(created.id, 'Detail renamed behind the cache');
-      const second = await t.call('getAnnouncementById', { token, params: { id: created.id } });
+      const second = await t.call('getAnnouncementById', { token: await t.token('agent2'), params: { id: created.id } });
       expect(second.body.result).toMatchObject({ title: created.title, viewsCount: 2, statistics: { viewsCount: 2 } });
       await t.call('updateAnnouncement', { token: await t.token('admin'), params: { id: created.id }, body: { summary: 'New summary' } });
-      const third = await t.call('getAnnouncementById', { token, params: { id: created.id } });
+      const third = await t.call('getAnnouncementById', { token: await t.token('manager'), params: { id: created.id } });
       expect(third.body.result).toMatchObject({ title: 'Detail renamed behind the cache', summary: 'New summary', viewsCount: 3 });
+      const again = await t.call('getAnnouncementById', { token, params: { id: created.id } });
+      expect(again.body.result.viewsCount).toBe(3);
     });
 
     it('serves the categories from the cache until an announcement changes', async () => {

@@ -108,7 +108,7 @@ describe('GET /trade/announcements', () => {
 });
 
 describe('GET /trade/announcements/{id}', () => {
-  it('answers every field, counts a view on each call and marks the announcement read', async () => {
+  it('answers every field, counts a view once per user per day and marks the announcement read', async () => {
     const created = await createAnnouncement(t, {
       summary: 'Short text',
       featuredImage: { url: 'https://cdn.example/img.png', alt: 'An image', width: 800, height: 600 },
@@ -132,7 +132,9 @@ describe('GET /trade/announcements/{id}', () => {
       userLiked: false,
     });
     const second = await t.call('getAnnouncementById', { token, params: { id: created.id } });
-    expect(second.body.result.viewsCount).toBe(2);
+    expect(second.body.result.viewsCount).toBe(1);
+    const other = await t.call('getAnnouncementById', { token: await t.token('agent'), params: { id: created.id } });
+    expect(other.body.result.viewsCount).toBe(2);
     const reads = await t.db
       .selectFrom('announcement_reads')
       .selectAll()

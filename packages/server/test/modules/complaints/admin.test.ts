@@ -111,11 +111,11 @@ describe('PATCH /admin/complaints/{id} (updateAdminComplaint)', () => {
 });
 
 describe('DELETE /admin/complaints/{id} (deleteAdminComplaint)', () => {
-  it('deletes a complaint in any status with its history, attachments and notifications', async () => {
+  it('deletes a closed complaint with its history, attachments and notifications', async () => {
     const token = await t.token('agent');
     const upload = await t.call('uploadComplaintAttachments', { token, ...(await multipart({}, [{ name: 'p.png', bytes: PNG }])) });
     const { id } = await fileComplaint(t, refs, 'agent', { attachmentIds: [upload.body.result.uploaded[0]!.id] }, refs.customer('Fatou'));
-    await moveTo(t, id, ['IN_PROGRESS', 'RESOLVED']);
+    await moveTo(t, id, ['IN_PROGRESS', 'RESOLVED', 'CLOSED']);
     expect(await countRows(t, 'complaint_notifications', { column: 'complaint_id', value: id })).toBe(1);
 
     const res = await t.call('deleteAdminComplaint', { token: await t.token('admin'), params: { id } });
@@ -123,6 +123,26 @@ describe('DELETE /admin/complaints/{id} (deleteAdminComplaint)', () => {
     expect(res.body.result).toBeNull();
     for (const table of ['complaints', 'complaint_status_history', 'complaint_notifications', 'complaint_attachments'] as const) {
       expect(await countRows(t, table, { column: table === 'complaints' ? 'id' : 'complaint_id', value: id })).toBe(0);
+    }
+  });
+
+  it('deletes a rejected complaint, and refuses one still open or resolved but not closed with 409 NOT_EDITABLE', async () => {
+    const admin = await t.token('admin');
+    const rejected = await fileComplaint(t, refs, 'agent');
+    await moveTo(t, rejected.id, ['REJECTED']);
+    expect((await t.call('deleteAdminComplaint', { token: admin, params: { id: rejected.id } })).body)
+      .toMatchObject({ success: true, message: 'Complaint deleted' });
+
+    for (const path of [[], ['IN_PROGRESS'], ['IN_PROGRESS', 'RESOLVED']]) {
+      const { id } = await fileComplaint(t, refs, 'agent');
+      await moveTo(t, id, path);
+      const res = await t.call('deleteAdminComplaint', { token: admin, params: { id } });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({
+        message: 'Only rejected or closed complaints can be deleted',
+        errors: { code: 'NOT_EDITABLE', resource: 'complaint', id, status: path.at(-1) ?? 'PENDING' },
+      });
+      expect(await countRows(t, 'complaints', { column: 'id', value: id })).toBe(1);
     }
   });
 

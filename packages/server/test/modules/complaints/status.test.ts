@@ -106,14 +106,59 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: id })).toBe(2);
   });
 
-  it('hides the complaints of another team from a team manager (404) and refuses agents (403)', async () => {
+  it('hides the complaints of another team from a team manager and of another agent from an agent (404)', async () => {
     const { id } = await fileComplaint(t, refs, 'agent2');
     const res = await change(id, 'IN_PROGRESS', undefined, 'manager');
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: id });
     const agent = await t.call('changeComplaintStatus', { token: await t.token('agent'), params: { id }, body: { status: 'IN_PROGRESS' } });
-    expect(agent.status).toBe(403);
+    expect(agent.status).toBe(404);
+    expect(agent.body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: id });
     expect((await change(99999, 'IN_PROGRESS')).status).toBe(404);
+  });
+
+  it('lets an agent take their own complaint in charge and mark it processed, with history entries naming them', async () => {
+    const fatou = refs.customer('Fatou');
+    const { id } = await fileComplaint(t, refs, 'agent', { label: 'Pallets left in the rain' }, fatou);
+    const token = await t.token('agent');
+    const taken = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'IN_PROGRESS', comment: 'Calling the carrier.' } });
+    expect(taken.status).toBe(200);
+    expect(taken.body.result).toMatchObject({ id, status: 'IN_PROGRESS', allowedStatuses: ['RESOLVED'] });
+    const done = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'RESOLVED', comment: 'Carrier pays the damage.' } });
+    expect(done.body).toMatchObject({ message: 'Complaint status changed to RESOLVED', result: { status: 'RESOLVED', allowedStatuses: [] } });
+
+    const history = await t.call('getComplaintStatusHistory', { token, params: { id } });
+    expect(history.body.result.map((h: { status: string; createdBy: { id: number; name: string; type: string } }) => [h.status, h.createdBy]))
+      .toEqual([
+        ['PENDING', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
+        ['IN_PROGRESS', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
+        ['RESOLVED', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
+      ]);
+    expect(await countRows(t, 'complaint_notifications', { column: 'complaint_id', value: id })).toBe(1);
+  });
+
+  it('refuses an agent the staff moves with 403 FORBIDDEN naming the roles, and offers none of them', async () => {
+    const { id } = await fileComplaint(t, refs, 'agent');
+    const token = await t.token('agent');
+    const res = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'ESCALATED' } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      message: 'Your role may not move a complaint from PENDING to ESCALATED',
+      errors: { code: 'FORBIDDEN', requiredRoles: ['team_manager', 'supervisor', 'admin', 'super_admin'] },
+    });
+    const wrong = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'RESOLVED' } });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.errors).toEqual({ code: 'INVALID_STATUS_TRANSITION', currentStatus: 'PENDING', requested: 'RESOLVED', allowed: ['IN_PROGRESS'] });
+    expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: id })).toBe(1);
+  });
+
+  it('lets an agent work a complaint of another agent that is assigned to them', async () => {
+    const { id } = await fileComplaint(t, refs, 'agent2');
+    const assigned = await t.call('assignComplaint', { token: await t.token('supervisor'), params: { id }, body: { userId: refs.user('agent') } });
+    expect(assigned.status).toBe(200);
+    const res = await t.call('changeComplaintStatus', { token: await t.token('agent'), params: { id }, body: { status: 'IN_PROGRESS' } });
+    expect(res.status).toBe(200);
+    expect(res.body.result).toMatchObject({ id, status: 'IN_PROGRESS', assignedTo: { id: refs.user('agent') } });
   });
 
   it('answers 400 for an unknown status', async () => {

@@ -198,7 +198,7 @@ describe('GET /trade/forum/topics', () => {
 });
 
 describe('GET /trade/forum/topics/{id}', () => {
-  it('returns the topic with its message tree and counts every read as a view', async () => {
+  it('returns the topic with its message tree and counts a view once per user per day', async () => {
     const topic = await newTopic(t, agent);
     const reply = await newMessage(t, agent2, topic.id, await mainMessageId(t, topic.id), 'First reply here.');
     const nested = await newMessage(t, agent, topic.id, reply.id, 'Nested reply here.');
@@ -214,14 +214,17 @@ describe('GET /trade/forum/topics/{id}', () => {
     expect(first.body.result.messages[0]).toMatchObject({ isMainMessage: true, repliesCount: 1, content: topic.content });
     const second = await t.call('getForumTopicById', { token: agent, params: { id: topic.id } });
     expect(second.body.result.viewsCount).toBe(2);
+    const reload = await t.call('getForumTopicById', { token: agent2, params: { id: topic.id } });
+    expect(reload.body.result.viewsCount).toBe(2);
     expect((await topicRow(t, topic.id))?.views_count).toBe(2);
   });
 
-  it('counts parallel reads exactly', async () => {
+  it('counts parallel reads exactly: once per reader', async () => {
     const topic = await newTopic(t, agent);
-    const reads = await Promise.all(Array.from({ length: 8 }, () => t.call('getForumTopicById', { token: agent2, params: { id: topic.id } })));
+    const tokens = [agent2, supervisor, agent2, supervisor, agent2, supervisor, agent2, supervisor];
+    const reads = await Promise.all(tokens.map((token) => t.call('getForumTopicById', { token, params: { id: topic.id } })));
     expect(reads.every((r) => r.status === 200)).toBe(true);
-    expect((await topicRow(t, topic.id))?.views_count).toBe(8);
+    expect((await topicRow(t, topic.id))?.views_count).toBe(2);
   });
 
   it('answers 404 TOPIC_NOT_FOUND for an unknown or hidden topic without counting a view', async () => {

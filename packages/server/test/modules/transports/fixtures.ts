@@ -54,11 +54,17 @@ export async function createTransport(t: TestApp, refs: Refs, user: DemoUser, ex
   return res.body.result as { id: number; loadingNumber: string; status: string; [key: string]: unknown };
 }
 
-/** Applies a sequence of admin actions (as the supervisor) and checks each one succeeds. */
+/**
+ * Applies a sequence of admin actions and checks each one succeeds. `VALIDATE` stands for both
+ * validation levels (level 1 by the administrator, level 2 by the supervisor); `VALIDATE_1` for
+ * level 1 alone. Every other action is the supervisor's.
+ */
 export async function applyActions(t: TestApp, id: number, actions: string[]) {
-  const token = await t.token('supervisor');
-  for (const action of actions) {
-    const res = await t.call('applyTransportAction', { token, params: { id }, payload: { action } });
+  const steps = actions.flatMap((a) =>
+    a === 'VALIDATE' ? [['admin', 'VALIDATE'], ['supervisor', 'VALIDATE']] : a === 'VALIDATE_1' ? [['admin', 'VALIDATE']] : [['supervisor', a]],
+  ) as [DemoUser, string][];
+  for (const [user, action] of steps) {
+    const res = await t.call('applyTransportAction', { token: await t.token(user), params: { id }, payload: { action } });
     expect(res.status, `${action}: ${JSON.stringify(res.body)}`).toBe(200);
   }
 }

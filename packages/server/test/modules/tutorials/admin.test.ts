@@ -276,7 +276,7 @@ describe('PATCH /admin/tutorials/{id}', () => {
 });
 
 describe('DELETE /admin/tutorials/{id}', () => {
-  it('deletes a tutorial with its progress and certificates', async () => {
+  it('deletes a tutorial with its progress; its certificates stay verifiable with the title they were issued for', async () => {
     const tutorial = await createTutorial(t);
     await completeAs(t, 'agent', tutorial);
     const code = (await certificateCode(t, tutorial.id, 'agent'))!;
@@ -285,7 +285,10 @@ describe('DELETE /admin/tutorials/{id}', () => {
     expect(res.body.result).toBeNull();
     expect((await t.call('getAdminTutorialById', { token: await t.token('admin'), params: { id: tutorial.id } })).status).toBe(404);
     const verify = await t.call('verifyCertificate', { params: { code } });
-    expect(verify.status).toBe(404);
+    expect(verify.status).toBe(200);
+    expect(verify.body.result).toMatchObject({ valid: true, code, tutorial: { id: null, title: tutorial.title } });
+    const progress = await t.db.selectFrom('tutorial_progress').select('user_id').where('tutorial_id', '=', tutorial.id).execute();
+    expect(progress).toEqual([]);
     const rows = await t.db.selectFrom('tutorial_chapters').select('id').where('tutorial_id', '=', tutorial.id).execute();
     expect(rows).toEqual([]);
   });

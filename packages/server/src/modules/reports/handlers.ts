@@ -1,0 +1,41 @@
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { ListError } from '../../http/errors.js';
+import { iso } from '../../lib/time.js';
+import { caller } from '../../plugins/security.js';
+import { listQuery as complaintList } from '../complaints/repository.js';
+import { ownedComplaints } from '../complaints/rules.js';
+import { listQuery as transportList } from '../transports/repository.js';
+import { csvStream, keysetBatches } from './export.js';
+import { COMPLAINT_COLUMNS, TRANSPORT_COLUMNS } from './columns.js';
+import { type Period, reportStatistics } from './statistics.js';
+
+function checkPeriod(from: string | undefined, to: string | undefined, names: [string, string]): void {
+  if (from !== undefined && to !== undefined && new Date(from) > new Date(to)) {
+    throw new ListError(400, 'Validation failed', [`query/${names[0]} must not be after ${names[1]}`]);
+  }
+}
+
+const stamp = () => iso(new Date()).slice(0, 10);
+
+export const reportHandlers: ModuleHandlers<'getReportStatistics' | 'exportTransportsReport' | 'exportComplaintsReport'> = {
+  async getReportStatistics(req) {
+    const auth = caller(req);
+    const period: Period = req.query;
+    checkPeriod(period.startDate, period.endDate, ['startDate', 'endDate']);
+    return { message: 'Report statistics generated', result: await reportStatistics(req.server.db, auth, period) };
+  },
+
+  async exportTransportsReport(req) {
+    const auth = caller(req);
+    checkPeriod(req.query.startDate, req.query.endDate, ['startDate', 'endDate']);
+    const rows = keysetBatches(transportList(req.server.db, auth, req.query), 't.id');
+    return { file: { filename: `transports-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, TRANSPORT_COLUMNS) } };
+  },
+
+  async exportComplaintsReport(req) {
+    const auth = caller(req);
+    checkPeriod(req.query.startAtFrom, req.query.startAtTo, ['startAtFrom', 'startAtTo']);
+    const rows = keysetBatches(complaintList(req.server.db, ownedComplaints(auth), req.query), 'c.id');
+    return { file: { filename: `complaints-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, COMPLAINT_COLUMNS) } };
+  },
+};

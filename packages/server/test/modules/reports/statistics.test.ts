@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+import { applyActions, createTransport, loadRefs, type Refs } from '../transports/fixtures.js';
+
+let t: TestApp;
+let refs: Refs;
+let since: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  refs = await loadRefs(t);
+  since = new Date().toISOString(); // the seeded rows are older: the period holds only this file's rows
+  const a1 = await createTransport(t, refs, 'agent', { productQuantity: 10, averageUnitPrice: 100 }); // 1 000
+  const a2 = await createTransport(t, refs, 'agent', { productQuantity: 2, averageUnitPrice: 50 }); // 100
+  await createTransport(t, refs, 'agent2', { productQuantity: 1, averageUnitPrice: 7 }); // another team
+  await applyActions(t, a1.id, ['VALIDATE_1']);
+  await applyActions(t, a2.id, ['VALIDATE', 'START']);
+});
+afterAll(async () => t?.close());
+
+const statistics = async (user: 'agent' | 'manager' | 'supervisor' | 'admin', query: Record<string, string> = { startDate: since }) =>
+  t.call('getReportStatistics', { token: await t.token(user), query });
+const countOf = (list: { status: string; count: number }[], status: string) => list.find((e) => e.status === status)?.count;
+
+describe('GET /admin/reports/statistics (getReportStatistics)', () => {
+  it("gives a team manager their team's figures, with the validation levels waiting", async () => {
+    const res = await statistics('manager');
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Report statistics generated');
+    const { scope, startDate, endDate, transports, complaints, users } = res.body.result;
+    expect({ scope, startDate, endDate }).toEqual({ scope: 'TEAM', startDate: since, endDate: null });
+    expect(transports).toMatchObject({ total: 2, awaitingLevel1: 0, awaitingLevel2: 1, totalProductValue: 1100 });
+    expect(countOf(transports.byStatus, 'PENDING')).toBe(1);
+    expect(countOf(transports.byStatus, 'IN_PROGRESS')).toBe(1);
+    expect(transports.byStatus).toHaveLength(7);
+    expect(complaints).toEqual(expect.objectContaining({ total: 0, resolvedCount: 0, averageResolutionHours: null, amountPaid: 0 }));
+    expect(users).toEqual([{ userId: refs.user('agent'), username: 'agent', transportsCreated: 2, complaintsCreated: 0, complaintsResolved: 0 }]);
+  });
+
+  it('gives a supervisor the global figures', async () => {
+    const res = await statistics('supervisor');
+    expect(res.body.result).toMatchObject({ scope: 'GLOBAL', transports: { total: 3, awaitingLevel1: 1, awaitingLevel2: 1, totalProductValue: 1107 } });
+    expect(res.body.result.users.map((u: { username: string }) => u.username)).toEqual(['agent', 'agent2']);
+  });
+
+  it('counts complaints with their resolution, and the user who resolved them', async () => {
+    const transport = await createTransport(t, refs, 'agent');
+    const filed = await t.call('createComplaint', { token: await t.token('agent'), body: { transportId: transport.id, label: 'Scratched coils', amountPaid: 250 } });
+    const id = filed.body.result.id;
+    for (const status of ['IN_PROGRESS', 'RESOLVED']) {
+      await t.call('changeComplaintStatus', { token: await t.token('manager'), params: { id }, payload: { status } });
+    }
+    const res = await statistics('manager');
+    expect(res.body.result.complaints).toMatchObject({ total: 1, resolvedCount: 1, amountPaid: 250, averageResolutionHours: 0 });
+    expect(countOf(res.body.result.complaints.byStatus, 'RESOLVED')).toBe(1);
+    expect(res.body.result.users).toEqual(expect.arrayContaining([
+      { userId: refs.user('manager'), username: 'manager', transportsCreated: 0, complaintsCreated: 0, complaintsResolved: 1 },
+    ]));
+  });
+
+  it('covers all time without a period, and nothing in a period before the seed', async () => {
+    const all = await statistics('supervisor', {});
+    expect(all.body.result.transports.total).toBeGreaterThan(4);
+    const none = await statistics('supervisor', { startDate: '2000-01-01T00:00:00Z', endDate: '2000-12-31T23:59:59Z' });
+    expect(none.body.result).toMatchObject({ transports: { total: 0 }, complaints: { total: 0 }, users: [] });
+  });
+
+  it('answers 400 for a period that ends before it starts or a malformed date, and 403 to an agent', async () => {
+    const reversed = await statistics('admin', { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.errors).toEqual(['query/startDate must not be after endDate']);
+    expect((await statistics('admin', { startDate: 'yesterday' })).status).toBe(400);
+    const agent = await statistics('agent');
+    expect(agent.status).toBe(403);
+    expect(agent.body.errors).toEqual({ code: 'FORBIDDEN', requiredRoles: ['team_manager', 'supervisor', 'admin', 'super_admin'] });
+  });
+});
