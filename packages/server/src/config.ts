@@ -28,6 +28,8 @@ export interface Config {
   rateLimit: { anonymous: number; user: number; admin: number; windowMs: number };
   /** Largest accepted JSON body. */
   jsonBodyLimitBytes: number;
+  /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
+  sandbox: boolean;
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -51,6 +53,7 @@ interface Env {
   RATE_LIMIT_ANONYMOUS: number;
   RATE_LIMIT_USER: number;
   RATE_LIMIT_ADMIN: number;
+  SANDBOX?: boolean;
 }
 
 const schema = {
@@ -73,6 +76,7 @@ const schema = {
     RATE_LIMIT_ANONYMOUS: { type: 'integer', minimum: 1, default: 100 },
     RATE_LIMIT_USER: { type: 'integer', minimum: 1, default: 1000 },
     RATE_LIMIT_ADMIN: { type: 'integer', minimum: 1, default: 5000 },
+    SANDBOX: { type: 'boolean' },
   },
 } as const;
 
@@ -81,6 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = e.NODE_ENV === 'production';
   if (production && !e.JWT_SECRET) {
     throw new Error('JWT_SECRET is required in production (at least 32 characters)');
+  }
+  if (e.SANDBOX && (production || e.DATABASE_URL)) {
+    throw new Error('SANDBOX runs only outside production, on the embedded database (unset DATABASE_URL)');
   }
   return {
     nodeEnv: e.NODE_ENV,
@@ -103,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
     rateLimit: { anonymous: e.RATE_LIMIT_ANONYMOUS, user: e.RATE_LIMIT_USER, admin: e.RATE_LIMIT_ADMIN, windowMs: 3600_000 },
     jsonBodyLimitBytes: 10 * 1024 * 1024,
+    sandbox: e.SANDBOX ?? false,
   };
 }
 

@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { registerReload, reloadableClient } from './reloadable.js';
 import type { Database } from './schema.js';
 
 /** Where the data lives: a PostgreSQL server, or the embedded PGlite (on disk or in memory). */
@@ -24,13 +25,22 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   if (target.dataDir !== 'memory://') mkdirSync(target.dataDir, { recursive: true });
-  const pglite = new PGlite({
-    ...(target.dataDir === 'memory://' ? {} : { dataDir: target.dataDir }),
-    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
-    parsers: {
-      20: (v: string) => Number.parseInt(v, 10),
-      1700: (v: string) => Number.parseFloat(v),
-    },
-  });
+  const open = () =>
+    new PGlite({
+      ...(target.dataDir === 'memory://' ? {} : { dataDir: target.dataDir }),
+      ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+      parsers: {
+        20: (v: string) => Number.parseInt(v, 10),
+        1700: (v: string) => Number.parseFloat(v),
+      },
+    });
+  // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
+  if (target.dataDir === 'memory://' && target.loadDataDir) {
+    const reloadable = reloadableClient(open);
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(reloadable.client) });
+    registerReload(db, reloadable);
+    return db;
+  }
+  const pglite = open();
   return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
 }

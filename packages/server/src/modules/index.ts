@@ -16,11 +16,13 @@ import { userHandlers } from './users/handlers.js';
 import { vehicleTypeHandlers } from './vehicle-types/handlers.js';
 import { authHandlers } from './auth/handlers.js';
 import { systemHandlers } from './system/handlers.js';
+import { sandboxHandlers } from './sandbox/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = {
   ...authHandlers,
   ...systemHandlers,
+  ...sandboxHandlers,
   ...actorHandlers,
   ...announcementHandlers,
   ...categoryHandlers,

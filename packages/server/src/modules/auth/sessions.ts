@@ -37,6 +37,11 @@ export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
       return active;
     },
 
+    /** Forgets every remembered session (the sandbox's reset replaces the whole database). */
+    clear(): void {
+      trusted.clear();
+    },
+
     /** Records the revocation in the database (by the caller, in its transaction) and tells every instance. */
     async forget(sessionIds: number[]): Promise<void> {
       if (sessionIds.length === 0) return;
