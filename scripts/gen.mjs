@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { enrich } from './gen/docs.mjs';
 import { operationTable, sdkTypes } from './gen/sdk.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,8 +30,11 @@ try {
   process.stderr.write(error.stderr ?? String(error));
   process.exit(1);
 }
-const document = parse(readFileSync(join(dist, 'openapi.yaml'), 'utf8'));
+const document = enrich(parse(readFileSync(join(dist, 'openapi.yaml'), 'utf8')), { withSamples: false });
+writeFileSync(join(dist, 'openapi.yaml'), stringify(document, { lineWidth: 0 }));
 writeFileSync(join(dist, 'openapi.json'), JSON.stringify(document));
+// The docs page's input: the same document with a curl and an SDK sample on every operation.
+writeFileSync(join(dist, 'openapi.docs.json'), JSON.stringify(enrich(document, { withSamples: true })));
 const ast = await openapiTS(document, {
   defaultNonNullable: false,
   alphabetize: false,
