@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Opens the built docs page in headless Chromium with every request outside this machine sent to
 // a recording proxy that refuses it, takes a screenshot, and fails when the page asked for anything
-// external (a CDN, telemetry, fonts). Usage: node scripts/docs-offline-check.mjs [screenshot.png]
+// external (a CDN, telemetry, fonts).
+// Usage: node scripts/docs-offline-check.mjs [screenshot.png] [route, e.g. /section/errors] [height]
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ const screenshot = process.argv[2] ?? join(root, 'packages/contract/dist/docs.pn
 const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 
 const site = createServer((req, res) => {
-  if (req.url === '/' || req.url === '/docs') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+  if (!req.url.includes('.') || req.url === '/') return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
   res.writeHead(404).end();
 });
 const external = [];
@@ -35,8 +36,8 @@ const args = [
   '--headless=new', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-domain-reliability', '--disable-sync',
   `--proxy-server=http://127.0.0.1:${proxyPort}`,
-  '--window-size=1440,1000', '--virtual-time-budget=15000', `--screenshot=${screenshot}`, `--user-data-dir=${profile}`,
-  `http://127.0.0.1:${sitePort}/docs`,
+  `--window-size=1440,${process.argv[4] ?? 1000}`, '--virtual-time-budget=15000', `--screenshot=${screenshot}`, `--user-data-dir=${profile}`,
+  `http://127.0.0.1:${sitePort}${process.argv[3] ?? '/'}`,
 ];
 await new Promise((resolve, reject) =>
   execFile(browser, args, { timeout: 120_000, cwd: profile }, (error, _out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stderr))),

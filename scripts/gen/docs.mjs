@@ -16,11 +16,11 @@ export function errorTable(document) {
   const rows = detail.oneOf.map((ref) => {
     const schema = resolve(document, ref);
     const code = schema.properties.code.const;
-    const context = Object.keys(schema.properties).filter((k) => k !== 'code').map((k) => `\`${k}\``).join(', ') || '-';
+    const context = Object.keys(schema.properties).filter((k) => k !== 'code').map((k) => `\`${k}\``).join(', ');
     const condition = (schema.description ?? '').replace(/\s*HTTP \d{3}\.\s*$/, '');
-    return `| \`${code}\` | ${schema['x-http-status']} | ${context} | ${condition} |`;
+    return `| \`${code}\` | ${schema['x-http-status']} | ${condition}${context ? ` Context: ${context}.` : ''} |`;
   });
-  return ['| Code | HTTP | Context fields | Condition |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| Code | HTTP | Condition (and the context fields of `errors`) |', '|---|---|---|', ...rows].join('\n');
 }
 
 function exampleOf(document, holder) {
