@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
 
-// The sandbox runs on the embedded in-memory database only (SANDBOX refuses DATABASE_URL).
-const embedded = !process.env.DATABASE_URL;
-
-describe.runIf(embedded)('POST /sandbox/reset in sandbox mode', () => {
+describe('POST /sandbox/reset in sandbox mode', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ sandbox: true });
+    // The sandbox runs on the embedded in-memory database only (SANDBOX refuses DATABASE_URL), so
+    // this app gets one even in the PostgreSQL run.
+    const url = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      t = await createTestApp({ sandbox: true, databaseUrl: undefined });
+    } finally {
+      if (url !== undefined) process.env.DATABASE_URL = url;
+    }
   });
   afterAll(async () => t?.close());
 
