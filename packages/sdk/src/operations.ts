@@ -8,6 +8,7 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   getProfile: ['GET', '/auth/profile', 0],
   validateToken: ['POST', '/auth/validate', 2],
   getHealth: ['GET', '/health', 0],
+  getReadiness: ['GET', '/ready', 0],
   resetSandbox: ['POST', '/sandbox/reset', 0],
   listTransports: ['GET', '/trade/transports', 1],
   createTransport: ['POST', '/trade/transports', 2],

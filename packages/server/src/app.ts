@@ -1,19 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import { loadContract } from './contract.js';
 import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
+import { routeDocument } from './http/route-document.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
+import { createRedis, untilReady } from './lib/redis.js';
+import { corsOptions } from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
-import { createTokens, type Tokens } from './modules/auth/tokens.js';
+import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
-import errors from './plugins/errors.js';
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
+import headers from './plugins/headers.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
@@ -31,6 +37,8 @@ declare module 'fastify' {
   }
 }
 
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export interface BuildOptions {
   /** Use this database instead of opening one from the configuration (tests). */
   db?: Kysely<Database>;
@@ -44,14 +52,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
-    trustProxy: config.nodeEnv === 'production',
+    // A hop count trusts that many proxies in front of the server (Fastify's own number option
+    // trusts none, so it is spelled out as a function); addresses and CIDRs go to proxy-addr.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
+    requestTimeout: config.timeouts.requestMs,
+    connectionTimeout: config.timeouts.idleMs,
+    clientErrorHandler,
+    frameworkErrors,
   });
+  // Headers must arrive within this time (a slow-header client cannot hold a socket).
+  app.server.headersTimeout = config.timeouts.headersMs;
   app.decorate('config', config);
-  app.decorate('tokens', createTokens(config.jwt));
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 2000, maxRetriesPerRequest: 1 }) : null;
+  app.decorate('tokens', await registerJwt(app, config.jwt));
+  // Redis is optional and may be down: the API keeps serving with in-process fallbacks.
+  const redisDown = (error: Error) => app.log.warn({ err: error }, 'Redis unreachable: in-process rate limits and caches until it is back');
+  const redis = config.redisUrl ? createRedis(config.redisUrl, redisDown) : null;
   app.decorate('redis', redis);
-  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
-  const bus = config.redisUrl ? await redisBus(config.redisUrl, `${config.redisPrefix}bus:`) : memoryBus();
+  if (redis) app.addHook('onClose', async () => redis.disconnect());
+  if (redis && !(await untilReady(redis))) app.log.warn('Redis not reachable at start: serving without it until it is');
+  const bus = config.redisUrl ? redisBus(config.redisUrl, `${config.redisPrefix}bus:`, redisDown) : memoryBus();
   app.decorate('bus', bus);
   app.addHook('onClose', async () => bus.close());
   app.addHook('onSend', async (req, reply) => {
@@ -60,6 +79,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  await app.register(headers);
+  // Before the security plugin: preflights are answered without identification or rate limits.
+  await app.register(cors, corsOptions(config));
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(serialization);
   await app.register(validation);
   await app.register(database, { db: options.db });
@@ -71,7 +94,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const contract = loadContract();
   await app.register(openapiGlue, {
-    specification: contract,
+    specification: routeDocument(contract),
     serviceHandlers: serviceHandlers(handlers, contract),
     securityHandlers,
   });

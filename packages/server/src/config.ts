@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { envSchema } from 'env-schema';
 
 /**
@@ -13,6 +14,19 @@ export interface Config {
   /** PostgreSQL connection string; unset means the embedded PGlite. */
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /**
+   * Bounds on waiting for PostgreSQL, so that an outage answers 503 quickly instead of hanging:
+   * connecting or waiting for a pooled connection, a statement on the server, a reply on the client.
+   */
+  databaseTimeouts: { connectMs: number; statementMs: number; queryMs: number };
+  /** Production runs on PostgreSQL unless the embedded database is asked for explicitly. */
+  allowEmbeddedDatabase: boolean;
+  /** Do not apply pending migrations at start (they are run by `pnpm db:migrate` instead). */
+  skipMigrations: boolean;
+  /** Origins allowed to call from a browser; in development local origins are always allowed. */
+  corsOrigins: string[];
+  /** Password of the administrator `admin:create` makes (prompted for when unset). */
+  adminPassword: string | undefined;
   /** PGlite data directory, or `memory://`. */
   pgliteDataDir: string;
   /** Redis connection string; unset means in-process rate limits, caches and revocation. */
@@ -28,6 +42,11 @@ export interface Config {
   rateLimit: { anonymous: number; user: number; admin: number; windowMs: number };
   /** Largest accepted JSON body. */
   jsonBodyLimitBytes: number;
+  // Request hardening: proxies trusted for X-Forwarded-*, the whole multipart request cap, timeouts.
+  /** false (default), a hop count, or the proxies' addresses / CIDR ranges. */
+  trustProxy: false | number | string[];
+  uploadRequestLimitBytes: number;
+  timeouts: { requestMs: number; headersMs: number; idleMs: number };
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -42,6 +61,13 @@ interface Env {
   LOG_LEVEL: string;
   DATABASE_URL?: string;
   DATABASE_POOL_SIZE: number;
+  DATABASE_CONNECT_TIMEOUT_MS: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_QUERY_TIMEOUT_MS: number;
+  ALLOW_EMBEDDED_DATABASE: boolean;
+  SKIP_MIGRATIONS: boolean;
+  CORS_ORIGINS: string;
+  ADMIN_PASSWORD?: string;
   PGLITE_DATA_DIR: string;
   REDIS_URL?: string;
   REDIS_PREFIX: string;
@@ -53,6 +79,8 @@ interface Env {
   RATE_LIMIT_ANONYMOUS: number;
   RATE_LIMIT_USER: number;
   RATE_LIMIT_ADMIN: number;
+  TRUST_PROXY?: string;
+  REQUEST_TIMEOUT_MS: number;
   SANDBOX?: boolean;
 }
 
@@ -65,6 +93,13 @@ const schema = {
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    DATABASE_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600_000, default: 3000 },
+    DATABASE_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3_600_000, default: 15_000 },
+    DATABASE_QUERY_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3_600_000, default: 20_000 },
+    ALLOW_EMBEDDED_DATABASE: { type: 'boolean', default: false },
+    SKIP_MIGRATIONS: { type: 'boolean', default: false },
+    ADMIN_PASSWORD: { type: 'string', minLength: 8 },
+    CORS_ORIGINS: { type: 'string', pattern: '^(|\\*|https?://[^,\\s]+(,\\s*https?://[^,\\s]+)*)$', default: '' },
     PGLITE_DATA_DIR: { type: 'string', minLength: 1, default: '.data/pglite' },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     REDIS_PREFIX: { type: 'string', minLength: 1, default: 'transport-ops:' },
@@ -76,18 +111,65 @@ const schema = {
     RATE_LIMIT_ANONYMOUS: { type: 'integer', minimum: 1, default: 100 },
     RATE_LIMIT_USER: { type: 'integer', minimum: 1, default: 1000 },
     RATE_LIMIT_ADMIN: { type: 'integer', minimum: 1, default: 5000 },
+    TRUST_PROXY: { type: 'string' },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 3600_000, default: 120_000 },
     SANDBOX: { type: 'boolean' },
   },
 } as const;
 
+/** A configuration mistake, told in one line: the variable, the rule and the accepted values. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+interface EnvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function describeIssue(issue: EnvIssue, env: Record<string, unknown>): string {
+  const name = issue.instancePath.replace(/^\//, '');
+  const property = (schema.properties as Record<string, { pattern?: string }>)[name];
+  const got = name in env ? ` (got ${JSON.stringify(env[name])})` : '';
+  switch (issue.keyword) {
+    case 'enum':
+      return `${name} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}${got}`;
+    case 'pattern':
+      return `${name} must match ${property?.pattern ?? String(issue.params.pattern)}${got}`;
+    case 'type':
+      return `${name} must be ${issue.params.type === 'boolean' ? 'true or false' : `an ${String(issue.params.type)}`}${got}`;
+    default:
+      return `${name} ${issue.message ?? 'is invalid'}${got}`;
+  }
+}
+
+/**
+ * Reads the configuration from `env` (by default the process environment, completed by a `.env`
+ * file in the working directory when there is one: variables already set win).
+ * Throws a ConfigError naming every wrong variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const e = envSchema<Env>({ schema, data: { ...env }, dotenv: false });
+  let e: Env;
+  try {
+    e = envSchema<Env>({ schema, data: { ...env }, env: env === process.env, dotenv: env === process.env && { quiet: true } });
+  } catch (error) {
+    const issues = (error as { errors?: EnvIssue[] }).errors;
+    if (!issues) throw error;
+    throw new ConfigError(`Configuration error: ${issues.map((i) => describeIssue(i, env)).join('; ')}`);
+  }
   const production = e.NODE_ENV === 'production';
   if (production && !e.JWT_SECRET) {
-    throw new Error('JWT_SECRET is required in production (at least 32 characters)');
+    throw new ConfigError('Configuration error: JWT_SECRET is required in production (at least 32 characters)');
+  }
+  if (production && !e.DATABASE_URL && !e.ALLOW_EMBEDDED_DATABASE) {
+    throw new ConfigError(
+      'Configuration error: DATABASE_URL is required in production (postgres://...); set ALLOW_EMBEDDED_DATABASE=true to run on the embedded database instead',
+    );
   }
   if (e.SANDBOX && (production || e.DATABASE_URL)) {
-    throw new Error('SANDBOX runs only outside production, on the embedded database (unset DATABASE_URL)');
+    throw new ConfigError('Configuration error: SANDBOX runs only outside production, on the embedded database (unset DATABASE_URL)');
   }
   return {
     nodeEnv: e.NODE_ENV,
@@ -96,6 +178,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeouts: {
+      connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      queryMs: e.DATABASE_QUERY_TIMEOUT_MS,
+    },
+    allowEmbeddedDatabase: e.ALLOW_EMBEDDED_DATABASE,
+    skipMigrations: e.SKIP_MIGRATIONS,
+    adminPassword: e.ADMIN_PASSWORD,
+    corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     pgliteDataDir: e.PGLITE_DATA_DIR,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
@@ -110,8 +201,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
     rateLimit: { anonymous: e.RATE_LIMIT_ANONYMOUS, user: e.RATE_LIMIT_USER, admin: e.RATE_LIMIT_ADMIN, windowMs: 3600_000 },
     jsonBodyLimitBytes: 10 * 1024 * 1024,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    uploadRequestLimitBytes: 50 * 1024 * 1024,
+    timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
     sandbox: e.SANDBOX ?? false,
   };
+}
+
+/**
+ * TRUST_PROXY: unset, empty or `false` trusts no proxy (X-Forwarded-For is ignored, the socket's
+ * address counts); a number trusts that many hops; otherwise a comma-separated list of proxy
+ * addresses or CIDR ranges. `true` (trust anyone) is refused: any client could then pick its IP.
+ */
+export function parseTrustProxy(value: string | undefined): false | number | string[] {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new Error(`TRUST_PROXY: "${entry}" is not a hop count, an IP address or a CIDR range`);
+    }
+  }
+  return entries;
 }
 
 /** A configuration for tests: in-memory database unless DATABASE_URL is given, random secret. */

@@ -1,24 +1,54 @@
-import { loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { databaseTarget } from '../plugins/database.js';
+import { createAdmin } from './admin.js';
 import { connect } from './connect.js';
+import { DataDirLocked } from './lock.js';
 import { migrateToLatest } from './migrate.js';
 import { seedDemoData } from './seed.js';
+import { seedReferenceData } from './seed-reference.js';
 
-/** `pnpm db:migrate` and `pnpm db:seed`, on the database the configuration names. */
-const command = process.argv[2];
-if (command !== 'migrate' && command !== 'seed') {
-  console.error('usage: cli.ts migrate|seed');
+/**
+ * Operator commands on the database the configuration names:
+ *   migrate                          apply pending migrations, then add missing reference data
+ *   seed                             migrate, reference data, and demo data (never in production)
+ *   admin:create <username> <email>  create a super administrator (password: ADMIN_PASSWORD or a prompt)
+ */
+const [command, ...args] = process.argv.slice(2);
+const usage = 'usage: cli.js migrate | seed | admin:create <username> <email>';
+if (command !== 'migrate' && command !== 'seed' && command !== 'admin:create') {
+  console.error(usage);
   process.exit(2);
 }
-const config = loadConfig();
-const db = connect(databaseTarget(config));
+let config: Config;
+let db: ReturnType<typeof connect>;
+try {
+  config = loadConfig();
+  db = connect(databaseTarget(config));
+} catch (error) {
+  console.error(error instanceof ConfigError || error instanceof DataDirLocked ? error.message : error);
+  process.exit(1);
+}
 try {
   await migrateToLatest(db);
   console.log('migrations applied');
+  const added = await seedReferenceData(db);
+  console.log(added > 0 ? `reference data: ${added} rows added` : 'reference data already present');
   if (command === 'seed') {
-    if (config.nodeEnv === 'production') throw new Error('demo data is never seeded in production');
-    console.log((await seedDemoData(db)) ? 'demo data seeded' : 'the database already has users: demo data not seeded');
+    if (config.nodeEnv === 'production') {
+      console.log('production: demo data is never seeded (reference data only)');
+    } else {
+      console.log((await seedDemoData(db)) ? 'demo data seeded' : 'the database already has users: demo data not seeded');
+    }
   }
+  if (command === 'admin:create') {
+    const [username, email] = args;
+    if (!username || !email) throw new Error(`admin:create needs a username and an e-mail address (${usage})`);
+    const user = await createAdmin(db, { username, email, password: config.adminPassword });
+    console.log(`super administrator ${user.username} created (id ${user.id})`);
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
 } finally {
   await db.destroy();
 }

@@ -3,12 +3,22 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { lockDataDir } from './lock.js';
 import { registerReload, reloadableClient } from './reloadable.js';
 import type { Database } from './schema.js';
 
+/** Bounds on waiting for PostgreSQL, in milliseconds (see `Config.databaseTimeouts`). */
+export interface DatabaseTimeouts {
+  connectMs: number;
+  statementMs: number;
+  queryMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, statementMs: 15_000, queryMs: 20_000 };
+
 /** Where the data lives: a PostgreSQL server, or the embedded PGlite (on disk or in memory). */
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize: number }
+  | { kind: 'postgres'; url: string; poolSize: number; timeouts?: DatabaseTimeouts }
   | { kind: 'pglite'; dataDir: string; /** Start from a dumped data directory (a template). */ loadDataDir?: Blob };
 
 // pg returns int8 (count(*), sums of integers) and numeric as strings; the API speaks numbers.
@@ -16,18 +26,63 @@ export type DatabaseTarget =
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
+const ignore = () => {};
+
+/**
+ * A pg client that never takes the process down and never stays stuck:
+ * - a connection lost while the client is checked out emits `error` with no pool listener
+ *   attached ("Connection terminated unexpectedly"); the query that was running fails anyway,
+ *   so the event itself is ignored here;
+ * - a query that gets no reply within `query_timeout` (a frozen server) fails with "Query read
+ *   timeout" but leaves the connection out of step; its socket is destroyed so the pool drops it.
+ */
+class ResilientClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super(config);
+    this.on('error', ignore);
+  }
+
+  override query(...args: unknown[]): any {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') {
+          (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        }
+      });
+    }
+    return result;
+  }
+}
+
 export function connect(target: DatabaseTarget): Kysely<Database> {
   if (target.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.url, max: target.poolSize });
+    const timeouts = target.timeouts ?? DEFAULT_TIMEOUTS;
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolSize,
+      Client: ResilientClient as unknown as typeof pg.Client,
+      // pg-pool applies this both to opening a connection and to waiting for a pooled one.
+      connectionTimeoutMillis: timeouts.connectMs,
+      statement_timeout: timeouts.statementMs,
+      query_timeout: timeouts.queryMs,
+      idle_in_transaction_session_timeout: timeouts.queryMs,
+      keepAlive: true,
+    });
     // An idle connection killed by the server (restart, failover, a forced drop) is removed from the
     // pool, which opens a new one on demand; unhandled, the event would crash the process.
-    pool.on('error', () => {});
+    pool.on('error', ignore);
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
-  if (target.dataDir !== 'memory://') mkdirSync(target.dataDir, { recursive: true });
+  const onDisk = target.dataDir !== 'memory://';
+  let unlock = ignore;
+  if (onDisk) {
+    mkdirSync(target.dataDir, { recursive: true });
+    unlock = lockDataDir(target.dataDir);
+  }
   const open = () =>
     new PGlite({
-      ...(target.dataDir === 'memory://' ? {} : { dataDir: target.dataDir }),
+      ...(onDisk ? { dataDir: target.dataDir } : {}),
       ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
       parsers: {
         20: (v: string) => Number.parseInt(v, 10),
@@ -35,12 +90,21 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
       },
     });
   // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
-  if (target.dataDir === 'memory://' && target.loadDataDir) {
+  if (!onDisk && target.loadDataDir) {
     const reloadable = reloadableClient(open);
     const db = new Kysely<Database>({ dialect: new PGliteDialect(reloadable.client) });
     registerReload(db, reloadable);
     return db;
   }
-  const pglite = open();
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(open()) });
+  // Released when the database is closed; `destroy` is what every owner calls.
+  const destroy = db.destroy.bind(db);
+  db.destroy = async () => {
+    try {
+      await destroy();
+    } finally {
+      unlock();
+    }
+  };
+  return db;
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { AnnouncementStatus, Database, Difficulty, Priority, TopicStatus, VoteKind } from './schema.js';
-import { type Clock, need, type SeedRefs, type StaffKey } from './seed-reference.js';
+import { type Clock, need, type SeedRefs, type StaffKey } from './seed-organization.js';
 
 /* Demo forum, announcements and tutorials. Stored counters are recomputed from the rows at the end. */
 

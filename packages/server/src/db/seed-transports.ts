@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { ComplaintStatus, Database, TransportAction, TransportStatus } from './schema.js';
-import { type Clock, CUSTOMERS, need, type SeedRefs, type StaffKey } from './seed-reference.js';
+import { type Clock, CUSTOMERS, need, type SeedRefs, type StaffKey } from './seed-organization.js';
 
 /* Demo transports (with status history and documents) and complaints (with history and a notification). */
 

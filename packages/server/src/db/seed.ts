@@ -2,14 +2,15 @@ import { hash } from '@node-rs/argon2';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { seedCommunity } from './seed-community.js';
-import { makeClock, seedReference } from './seed-reference.js';
+import { makeClock, seedOrganization } from './seed-organization.js';
+import { seedReferenceData } from './seed-reference.js';
 import { seedOperations } from './seed-transports.js';
 
 /** Password of every demo account (admin, supervisor, manager, agent, agent2). */
 export const DEMO_PASSWORD = 'demo1234';
 
 /**
- * Fills an empty database with demo data, in one transaction. Does nothing and returns false when
+ * Fills an empty database with demo data (and the reference data it builds on), in one transaction. Does nothing and returns false when
  * users already exist. Deterministic apart from the password salt; dates are relative to today.
  */
 export async function seedDemoData(db: Kysely<Database>): Promise<boolean> {
@@ -20,7 +21,8 @@ export async function seedDemoData(db: Kysely<Database>): Promise<boolean> {
     // Two seeders racing: the second waits here, then sees the first one's users and stops.
     await sql`lock table users in share row exclusive mode`.execute(trx);
     if (await hasUsers(trx)) return false;
-    const refs = await seedReference(trx, passwordHash, at);
+    await seedReferenceData(trx, at(180));
+    const refs = await seedOrganization(trx, passwordHash, at);
     await seedOperations(trx, refs, at);
     await seedCommunity(trx, refs, at);
     return true;

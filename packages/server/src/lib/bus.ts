@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
+import { createRedis } from './redis.js';
 
 /**
  * Fan-out of invalidations (revoked sessions, changed announcements) to every instance: through
@@ -27,30 +27,40 @@ export function memoryBus(): Bus {
   };
 }
 
-export async function redisBus(url: string, prefix: string): Promise<Bus> {
-  const publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  const subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  await Promise.all([publisher.connect(), subscriber.connect()]);
+/**
+ * The Redis bus never blocks the start and never fails a request: it connects in the background
+ * and reconnects on its own (ioredis subscribes again to every channel). While Redis is
+ * unreachable a message reaches this instance only; the others catch up through the short trust
+ * windows of their caches (sessions 30 s, announcements their TTL).
+ */
+export function redisBus(url: string, prefix: string, onError: (error: Error) => void = () => {}): Bus {
+  const publisher = createRedis(url, onError);
+  // Subscriptions made while Redis is down wait in the offline queue until it is back.
+  const subscriber = createRedis(url, onError, { enableOfflineQueue: true, commandTimeout: undefined, maxRetriesPerRequest: null });
   const events = new EventEmitter();
   events.setMaxListeners(0);
   subscriber.on('message', (channel: string, message: string) => events.emit(channel.slice(prefix.length), message));
   const subscribed = new Set<string>();
   return {
     async publish(channel, message) {
-      // Delivered to this instance through the subscription as well, like every other one.
-      await publisher.publish(prefix + channel, message);
+      try {
+        // Delivered to this instance through the subscription as well, like every other one.
+        await publisher.publish(prefix + channel, message);
+      } catch {
+        events.emit(channel, message);
+      }
     },
     subscribe(channel, listener) {
       events.on(channel, listener);
       if (!subscribed.has(channel)) {
         subscribed.add(channel);
-        void subscriber.subscribe(prefix + channel);
+        subscriber.subscribe(prefix + channel).catch(() => {}); // retried on reconnection
       }
     },
     async close() {
       events.removeAllListeners();
       subscriber.disconnect();
-      await publisher.quit();
+      publisher.disconnect();
     },
   };
 }

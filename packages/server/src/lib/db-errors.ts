@@ -1,7 +1,12 @@
+import { AppError, ListError } from '../http/errors.js';
+
 /** A PostgreSQL error as both `pg` and PGlite report it. */
 interface PgError {
   code?: string;
   constraint?: string;
+  table?: string;
+  column?: string;
+  detail?: string;
 }
 
 const pgError = (error: unknown): PgError => (error !== null && typeof error === 'object' ? (error as PgError) : {});
@@ -25,4 +30,99 @@ export function isForeignKeyViolation(error: unknown, constraint?: string): bool
 export function isCheckViolation(error: unknown, constraint?: string): boolean {
   const e = pgError(error);
   return e.code === '23514' && (constraint === undefined || e.constraint === constraint);
+}
+
+/** How a unique constraint reads in the contract: the resource and the field whose value is taken. */
+interface UniqueRule {
+  resource: string;
+  field: string;
+}
+
+/**
+ * The unique constraints of the schema, by name, as the contract's ALREADY_EXISTS names them. A
+ * handler that checks first and then writes can lose a race to a parallel request: the constraint
+ * then decides, and this table turns its violation into the same 409 the check would have given.
+ */
+const UNIQUE: Record<string, UniqueRule> = {
+  users_username_key: { resource: 'user', field: 'username' },
+  users_email_lower_key: { resource: 'user', field: 'email' },
+  users_actor_id_key: { resource: 'user', field: 'actorId' },
+  actors_user_id_key: { resource: 'actor', field: 'userId' },
+  actors_role_lower_email_key: { resource: 'actor', field: 'email' },
+  categories_scope_name_key: { resource: 'category', field: 'name' },
+  categories_scope_lower_name_key: { resource: 'category', field: 'name' },
+  complaint_types_name_key: { resource: 'complaint type', field: 'name' },
+  complaint_types_lower_name_key: { resource: 'complaint type', field: 'name' },
+  complaints_transport_id_key: { resource: 'complaint', field: 'transportId' },
+  countries_code_key: { resource: 'country', field: 'code' },
+  states_country_code_key: { resource: 'state', field: 'code' },
+  organizations_code_key: { resource: 'organization', field: 'code' },
+  roles_code_key: { resource: 'role', field: 'code' },
+  tags_name_key: { resource: 'tag', field: 'name' },
+  tags_lower_name_key: { resource: 'tag', field: 'name' },
+  transports_loading_number_key: { resource: 'transport', field: 'loadingNumber' },
+  vehicle_types_name_key: { resource: 'vehicle type', field: 'name' },
+  vehicle_types_lower_name_key: { resource: 'vehicle type', field: 'name' },
+  forum_reports_message_reporter_key: { resource: 'report', field: 'messageId' },
+  tutorial_chapters_tutorial_position_key: { resource: 'chapter', field: 'position' },
+};
+
+const singular = (table: string) =>
+  table.replace(/_/g, ' ').replace(/ies$/, 'y').replace(/(ses|xes)$/, (m) => m.slice(0, -2)).replace(/s$/, '');
+
+/** `Key (lower(email::text))=(Jane@x.org) already exists.` -> the value; the column when it is plain. */
+function keyOf(detail: string | undefined): { column?: string; value?: string } {
+  const match = /^Key \((.+?)\)=\((.*)\) (?:already exists|is not present|is still referenced)/.exec(detail ?? '');
+  if (!match) return {};
+  const column = /^[a-z_]+$/.test(match[1]!) ? match[1] : undefined;
+  return { column, value: match[2] };
+}
+
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The contract error of a database error that no handler turned into one: unique -> 409
+ * ALREADY_EXISTS, a reference to a missing row -> 404 RESOURCE_NOT_FOUND, a row still referenced
+ * -> 409 RESOURCE_IN_USE, a check, not-null or value error -> 400 naming the column. Undefined for
+ * anything else (a real server fault).
+ */
+export function contractErrorOf(error: unknown): AppError | ListError | undefined {
+  const e = pgError(error);
+  if (typeof e.code !== 'string') return undefined;
+  const key = keyOf(e.detail);
+  switch (e.code) {
+    case '23505': {
+      const rule = (e.constraint && UNIQUE[e.constraint]) || {
+        resource: singular(e.table ?? 'record'),
+        field: key.column ? camel(key.column) : (e.constraint ?? 'value'),
+      };
+      return new AppError('ALREADY_EXISTS', { ...rule, value: key.value ?? '' }, `A ${rule.resource} with this ${rule.field} already exists`);
+    }
+    case '23503':
+    case '23001': {
+      const id = Number(key.value);
+      const validId = Number.isInteger(id) && id >= 1 && id <= 2147483647 ? id : 1;
+      if (/is not present in table "(\w+)"/.test(e.detail ?? '')) {
+        const resource = singular(/is not present in table "(\w+)"/.exec(e.detail!)![1]!);
+        return new AppError('RESOURCE_NOT_FOUND', { resource, id: validId }, `${resource[0]!.toUpperCase()}${resource.slice(1)} not found`);
+      }
+      return new AppError('RESOURCE_IN_USE', { resource: 'record', id: validId, usageCount: 1 }, 'The record is still referenced by other records');
+    }
+    case '23514':
+      return new ListError(400, 'Validation failed', [`${e.constraint ?? 'value'} is not satisfied`]);
+    case '23502':
+      return new ListError(400, 'Validation failed', [`${e.column ? camel(e.column) : 'a field'} is required`]);
+    case '22001':
+      return new ListError(400, 'Validation failed', ['a text value is longer than its column allows']);
+    case '22003':
+      return new ListError(400, 'Validation failed', ['a number is out of the range its column holds']);
+    case '22P02':
+    case '22007':
+    case '22008':
+    case '22021':
+    case '22P05':
+      return new ListError(400, 'Validation failed', ['a value cannot be stored as sent']);
+    default:
+      return undefined;
+  }
 }

@@ -1,12 +1,16 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, ListError } from '../http/errors.js';
+import { contractErrorOf } from '../lib/db-errors.js';
+import { bodyRequired, TEXT_SAFE } from './validation.js';
+import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS as retryAfterSeconds } from '../lib/outage.js';
 
 interface ValidationIssue {
   instancePath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  schema?: unknown;
 }
 
 /** "body/email must match format \"email\"": the field path, then the rule. */
@@ -21,6 +25,10 @@ function describe(context: string, issue: ValidationIssue): { field: string; mes
     message = 'is not an accepted field';
   } else if (issue.keyword === 'enum') {
     message = `must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+  } else if (issue.keyword === 'not' && Array.isArray((issue.schema as { required?: unknown } | undefined)?.required)) {
+    message = `must not contain both ${((issue.schema as { required: string[] }).required).join(' and ')}`;
+  } else if (issue.keyword === TEXT_SAFE) {
+    message = 'must not contain NUL characters';
   } else if (issue.keyword === 'const') {
     message = `must be ${JSON.stringify(issue.params.allowedValue)}`;
   }
@@ -46,6 +54,8 @@ export default fp(async function errors(app: FastifyInstance) {
       if (inner instanceof Error) return handle(inner as FastifyError, req, reply);
     }
     if (error instanceof AppError) {
+      // The rest of an oversized body is not read: the connection closes after the answer.
+      if (error.statusCode === 413) reply.header('connection', 'close');
       if (error.detail.code === 'RATE_LIMITED') reply.header('retry-after', String(error.detail.retryAfterSeconds));
       return reply.code(error.statusCode).send(envelope(error.message, error.detail));
     }
@@ -64,13 +74,29 @@ export default fp(async function errors(app: FastifyInstance) {
       const list = [...new Set(issues.map(({ field, message }) => (field === context ? message : `${context}/${field} ${message}`)))];
       return reply.code(400).send(envelope('Validation failed', list));
     }
+    if (isDependencyOutage(error)) {
+      req.log.warn({ err: error }, 'dependency unavailable');
+      reply.header('retry-after', String(retryAfterSeconds));
+      return reply.code(503).send(envelope('Service temporarily unavailable', { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds }));
+    }
+    const fromDatabase = contractErrorOf(error);
+    if (fromDatabase) return handle(fromDatabase as unknown as FastifyError, req, reply);
+    if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return handle(bodyRequired() as unknown as FastifyError, req, reply);
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && error.statusCode === 400)) {
+      return reply.code(400).send(envelope('Validation failed', ['body is not valid JSON']));
+    }
     const status = error.statusCode ?? 500;
     if (status === 413) {
+      reply.header('connection', 'close');
       return reply.code(413).send(envelope('Request is too large', { code: 'PAYLOAD_TOO_LARGE', limit: error.message }));
     }
     if (status === 415 || error.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
       const contentType = req.headers['content-type'] ?? '(none)';
       return reply.code(415).send(envelope('Unsupported media type', { code: 'UNSUPPORTED_MEDIA_TYPE', contentType }));
+    }
+    // busboy's errors (a broken boundary, a truncated part) arrive before the body was read.
+    if (status === 500 && req.isMultipart?.() && !req.multipartRead && !(error as { code?: string }).code?.startsWith('FST_')) {
+      return reply.code(400).send(envelope('Validation failed', [`body is not valid multipart/form-data: ${error.message}`]));
     }
     if (status >= 400 && status < 500) {
       return reply.code(status).send(envelope(error.message, [error.message]));
@@ -95,4 +121,31 @@ declare module 'fastify' {
     /** `fieldMap`: validation errors as a map of field to message (complaint operations). */
     validationErrors?: 'fieldMap';
   }
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 408: 'Request timeout', 413: 'Request is too large', 414: 'URI too long', 431: 'Request header fields too large' };
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (header overflow, malformed
+ * request line, timeouts): answered in the envelope on the raw socket, which is then closed.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'HPE_URI_TOO_LONG' ? 414 : 400;
+  const message = STATUS_TEXT[status]!;
+  const body = JSON.stringify(envelope(message, [status === 431 ? 'The request line and headers exceed 16 KB' : message]));
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon?.();
+}
+
+/** Fastify's own routing errors (a malformed URL, a path parameter over its length limit) in the envelope. */
+export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+  const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+  const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment exceeds 100 characters' : 'The URL is malformed';
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(envelope(STATUS_TEXT[status] ?? reason, [reason]));
 }

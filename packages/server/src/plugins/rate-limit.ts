@@ -1,14 +1,18 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
+import { fallbackStore } from './rate-limit-store.js';
 
 const ADMIN_LEVELS = new Set(['admin', 'super_admin']);
+/** Probes of load balancers and orchestrators: never limited, counted against no quota. */
+const UNLIMITED = new Set(['/health', '/ready']);
 
 /**
  * Hourly quotas: per client address when unauthenticated, per user otherwise, higher for
- * administration roles. Counted in Redis when REDIS_URL is set, so instances share them.
- * The limiter is applied by the security plugin, after the caller is identified.
+ * administration roles. Counted in Redis when REDIS_URL is set, so instances share them; in this
+ * process's memory while Redis is unreachable. The limiter is applied by the security plugin,
+ * after the caller is identified.
  */
 export default fp(async function rateLimits(app: FastifyInstance) {
   const { anonymous, user, admin, windowMs } = app.config.rateLimit;
@@ -16,7 +20,9 @@ export default fp(async function rateLimits(app: FastifyInstance) {
   await app.register(rateLimit, {
     global: false,
     timeWindow: windowMs,
-    ...(redis ? { redis, nameSpace: `${app.config.redisPrefix}rate:` } : {}),
+    ...(redis ? { store: fallbackStore(redis, `${app.config.redisPrefix}rate:`) as unknown as FastifyRateLimitStoreCtor } : {}),
+    skipOnError: true,
+    allowList: (req: FastifyRequest) => UNLIMITED.has(req.routeOptions.url ?? ''),
     keyGenerator: (req: FastifyRequest) => (req.auth ? `user:${req.auth.userId}` : `ip:${req.ip}`),
     max: async (req: FastifyRequest) => (!req.auth ? anonymous : ADMIN_LEVELS.has(req.auth.accessLevel) ? admin : user),
     errorResponseBuilder: (_req, context) =>

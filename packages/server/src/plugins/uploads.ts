@@ -29,6 +29,8 @@ export interface UploadRejection {
 declare module 'fastify' {
   interface FastifyRequest {
     uploads: UploadedPart[];
+    /** Set once the multipart body has been read (errors before that are malformed bodies). */
+    multipartRead: boolean;
   }
   interface FastifyContextConfig {
     upload?: UploadRule;
@@ -56,6 +58,33 @@ export default fp(async function uploads(app: FastifyInstance) {
     limits: { fileSize: 10 * 1024 * 1024, files: 10, fields: 20, parts: 40, fieldSize: 64 * 1024 },
   });
   app.decorateRequest('uploads', null as unknown as UploadedPart[]);
+  app.decorateRequest('multipartRead', false);
+
+  const requestLimit = app.config.uploadRequestLimitBytes;
+  const limitText = `${Math.round(requestLimit / 1048576)} MB multipart request`;
+  const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', { limit: limitText }, 'Request is too large');
+
+  // The whole request is capped while it streams: a declared length over the cap is refused before
+  // reading, and a body that grows past it (chunked, or lying about its length) is cut off there.
+  // multipart pipes the raw request into its parser, so the count sits on that pipe.
+  const capRequest = async (req: FastifyRequest) => {
+    if (Number(req.headers['content-length'] ?? 0) > requestLimit) throw tooLarge();
+    const raw = req.raw;
+    const pipe = raw.pipe.bind(raw);
+    raw.pipe = ((destination: NodeJS.WritableStream, options?: { end?: boolean }) => {
+      let received = 0;
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= requestLimit) return;
+        raw.off('data', count);
+        raw.unpipe();
+        raw.pause();
+        raw.emit('error', tooLarge());
+      };
+      raw.on('data', count);
+      return pipe(destination, options);
+    }) as typeof raw.pipe;
+  };
 
   app.addHook('onRoute', (route) => {
     const rule = route.config?.upload;
@@ -65,14 +94,13 @@ export default fp(async function uploads(app: FastifyInstance) {
       ...route.config,
       multipartOptions: { limits: { fileSize: rule.maxFileBytes, files: rule.maxFiles }, throwFileSizeLimit: false },
     } as typeof route.config;
+    const before = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+    route.preParsing = [...before, capRequest];
   });
 
   app.addHook('preValidation', async (req: FastifyRequest) => {
     req.uploads = [];
-    if (req.routeOptions.config.upload && !req.isMultipart()) {
-      const contentType = req.headers['content-type'] ?? '(none)';
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', { contentType }, 'Uploads must be sent as multipart/form-data');
-    }
+    req.multipartRead = true;
     if (!req.isMultipart() || req.body === null || typeof req.body !== 'object') return;
     const plain: Record<string, unknown> = {};
     for (const [name, entry] of Object.entries(req.body as Record<string, MultipartField | MultipartField[]>)) {

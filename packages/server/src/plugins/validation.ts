@@ -1,33 +1,137 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { loadContract, listOperations } from '../contract.js';
+import { AppError, ListError } from '../http/errors.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
+/** The keyword put on every string schema: PostgreSQL cannot store NUL in text. */
+export const TEXT_SAFE = 'x-text-safe';
+
 /**
  * Request validation with JSON Schema 2020-12 (the dialect of an OpenAPI 3.1 document).
  * Unknown body fields are refused (`additionalProperties: false` in the contract is enforced, not
- * stripped); query strings are coerced; defaults from the contract are applied.
+ * stripped); defaults from the contract are applied. `coerce` converts text to the declared types:
+ * right for query strings, path segments and multipart fields (all text on the wire), wrong for a
+ * JSON body, which has types of its own (`true` must not become 1, `""` must not become null).
  */
-export function createAjv() {
+export function createAjv(coerce = true) {
   const ajv = new Ajv2020({
-    coerceTypes: 'array',
+    coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
     removeAdditional: false,
     allErrors: true,
     addUsedSchema: false,
     strict: false,
     discriminator: false,
+    // Errors carry their subschema: a `not` names the fields that may not come together.
+    verbose: true,
   });
   addFormats(ajv);
   // File parts arrive as their file names (see plugins/uploads.ts); the bytes are checked there.
   ajv.addFormat('binary', true);
+  ajv.addKeyword({
+    keyword: TEXT_SAFE,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    validate: (_: boolean, data: string) => !data.includes('\u0000'),
+  });
   return ajv;
 }
 
+const isStringSchema = (s: Record<string, unknown>) => s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
+
+/** A copy of `schema` where every string refuses NUL, and (for query strings) unknown parameters are refused. */
+export function hardenSchema(schema: unknown, closeObject = false): unknown {
+  const seen = new Map<object, unknown>();
+  const walk = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    if (seen.has(node)) return seen.get(node);
+    if (Array.isArray(node)) {
+      const copy: unknown[] = [];
+      seen.set(node, copy);
+      for (const item of node) copy.push(walk(item));
+      return copy;
+    }
+    const copy: Record<string, unknown> = {};
+    seen.set(node, copy);
+    for (const [key, value] of Object.entries(node)) copy[key] = key === 'enum' || key === 'const' || key === 'examples' ? value : walk(value);
+    if (isStringSchema(copy)) copy[TEXT_SAFE] = true;
+    return copy;
+  };
+  const out = walk(schema) as Record<string, unknown>;
+  if (closeObject && out && typeof out === 'object' && out.type === 'object' && out.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+interface BodyRule {
+  mediaTypes: string[];
+  required: boolean;
+}
+
+/** What each operation's `requestBody` declares, keyed by operationId. */
+function bodyRules(): Map<string, BodyRule> {
+  const rules = new Map<string, BodyRule>();
+  for (const { operation } of listOperations(loadContract())) {
+    const body = (operation as { requestBody?: { required?: boolean; content?: object } }).requestBody;
+    rules.set(operation.operationId, {
+      mediaTypes: Object.keys(body?.content ?? {}),
+      required: body?.required === true,
+    });
+  }
+  return rules;
+}
+
+const mediaTypeOf = (req: FastifyRequest) => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+const carriesBody = (req: FastifyRequest) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+export const bodyRequired = () => new ListError(400, 'Validation failed', ['body is required']);
+
 export default fp(async function validation(app: FastifyInstance) {
-  const ajv = createAjv();
-  app.setValidatorCompiler(({ schema }) => ajv.compile(schema));
+  const coercing = createAjv(true);
+  const strict = createAjv(false);
+  app.setValidatorCompiler(({ schema, httpPart, contentType }) => {
+    const json = httpPart === 'body' && (contentType === undefined || contentType === 'application/json');
+    return (json ? strict : coercing).compile(hardenSchema(schema, httpPart === 'querystring') as object);
+  });
+
+  // A body is read only in a media type its operation declares: anything else is refused before
+  // parsing (Fastify would otherwise parse it and skip the schema of a media type not declared).
+  const rules = bodyRules();
+  app.addHook('onRoute', (route) => {
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
+    const rule = operationId === undefined ? undefined : rules.get(operationId);
+    if (!rule) return;
+    const preParsing = async (req: FastifyRequest) => {
+      const mediaType = mediaTypeOf(req);
+      if (mediaType === '' && !carriesBody(req)) return;
+      if (rule.mediaTypes.includes(mediaType)) return;
+      // Operations without a body tolerate an (ignored) JSON one, as many clients send `{}`.
+      if (rule.mediaTypes.length === 0 && (mediaType === 'application/json' || mediaType === '')) return;
+      const contentType = (req.headers['content-type'] ?? '(none)').slice(0, 200);
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        { contentType },
+        rule.mediaTypes.length === 0
+          ? 'This operation takes no body'
+          : `This operation accepts a body only as ${rule.mediaTypes.join(' or ')}`,
+      );
+    };
+    const preValidation = async (req: FastifyRequest) => {
+      if (rule.required && (req.body === undefined || req.body === null)) throw bodyRequired();
+    };
+    route.preParsing = [preParsing, ...toList(route.preParsing)];
+    route.preValidation = [preValidation, ...toList(route.preValidation)];
+  });
 });
+
+function toList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}

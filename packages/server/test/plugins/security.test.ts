@@ -12,12 +12,15 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** A token like the server's, signed with `overrides` applied (secret, algorithm, claims). */
-function forge(overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown> } = {}) {
+function forge(overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown>; drop?: string[] } = {}) {
   const { jwt } = t.app.config;
   const decoded = JSON.parse(Buffer.from(login.access_token.split('.')[1]!, 'base64url').toString());
-  const { iat: _iat, ...claims } = { ...decoded, exp: Math.floor(Date.now() / 1000) + 60, ...overrides.claims };
+  const { iat, ...claims } = { ...decoded, exp: Math.floor(Date.now() / 1000) + 60, ...overrides.claims };
+  const keepIat = overrides.claims?.iat !== undefined || overrides.drop?.includes('iat');
+  if (overrides.claims?.iat !== undefined) claims.iat = iat;
+  for (const name of overrides.drop ?? []) delete claims[name];
   const algorithm = overrides.algorithm ?? 'HS256';
-  const sign = createSigner({ key: algorithm === 'none' ? undefined : (overrides.key ?? jwt.secret), algorithm });
+  const sign = createSigner({ key: algorithm === 'none' ? undefined : (overrides.key ?? jwt.secret), algorithm, noTimestamp: keepIat });
   return sign(claims);
 }
 
@@ -45,6 +48,13 @@ describe('bearer tokens', () => {
     ['a refresh token used as an access token', () => login.refresh_token],
     ['a token whose typ is refresh', () => forge({ claims: { typ: 'refresh' } })],
     ['a malformed token', () => 'not-a-jwt'],
+    ['a token without an issuer', () => forge({ drop: ['iss'] })],
+    ['a token without an audience', () => forge({ drop: ['aud'] })],
+    ['a token without iat', () => forge({ drop: ['iat'] })],
+    ['a token without exp', () => forge({ drop: ['exp'] })],
+    ['a token without sub', () => forge({ drop: ['sub'] })],
+    ['a token without typ', () => forge({ drop: ['typ'] })],
+    ['a token issued a day in the future', () => forge({ claims: { iat: Math.floor(Date.now() / 1000) + 86_400 } })],
   ])('refuses %s with 401', async (_name, token) => {
     const res = await profileWith(token());
     expect(res.status).toBe(401);
@@ -163,15 +173,32 @@ describe('rate limits', () => {
   it('answers 429 RATE_LIMITED with retry headers once the unauthenticated quota is used', async () => {
     const limited = await createTestApp({ rateLimit: { anonymous: 3, user: 5, admin: 8, windowMs: 3600_000 } });
     try {
+      const anonymousCall = () => limited.call('verifyCertificate', { params: { code: 'ABCDEFGH2345' } });
       for (let i = 0; i < 3; i += 1) {
-        const ok = await limited.call('getHealth');
-        expect(ok.status).toBe(200);
-        expect(ok.headers['x-ratelimit-limit']).toBe('3');
+        const counted = await anonymousCall();
+        expect(counted.status).toBe(404);
+        expect(counted.headers['x-ratelimit-limit']).toBe('3');
       }
-      const res = await limited.call('getHealth');
+      const res = await anonymousCall();
       expect(res.status).toBe(429);
       expect(res.body.errors).toMatchObject({ code: 'RATE_LIMITED', limit: 3 });
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('never limits nor counts the liveness and readiness probes', async () => {
+    const limited = await createTestApp({ rateLimit: { anonymous: 2, user: 2, admin: 2, windowMs: 3600_000 } });
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        const health = await limited.call('getHealth');
+        const ready = await limited.call('getReadiness');
+        expect([health.status, ready.status]).toEqual([200, 200]);
+        expect(health.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      const counted = await limited.call('verifyCertificate', { params: { code: 'ABCDEFGH2345' } });
+      expect(counted.headers['x-ratelimit-remaining']).toBe('1');
     } finally {
       await limited.close();
     }

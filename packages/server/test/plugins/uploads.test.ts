@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -26,5 +27,61 @@ describe('upload operations', () => {
       headers: { 'content-type': request.headers.get('content-type')! },
     });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('upload request limits and malformed bodies', () => {
+  const boundary = 'upload-boundary-42';
+  const head = (filename: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="transportId"\r\n\r\n1\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="documentType"\r\n\r\nOTHER\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n`;
+  const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const documents = async () => Number((await t.db.selectFrom('transport_documents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('answers 413 in the envelope as soon as a streamed body passes 50 MB, stores nothing and closes the connection', async () => {
+    const token = await t.token('admin');
+    const before = await documents();
+    const chunk = Buffer.alloc(1024 * 1024, 0x41);
+    let sent = 0;
+    const payload = Readable.from(
+      (function* () {
+        yield Buffer.from(head('big.pdf'));
+        for (; sent < 300; sent++) yield chunk; // 300 MB if nobody stops reading
+        yield Buffer.from(`\r\n--${boundary}--\r\n`);
+      })(),
+    );
+    const res = await t.call('uploadTransportDocuments', { token, payload, headers });
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ success: false, errors: { code: 'PAYLOAD_TOO_LARGE', limit: '50 MB multipart request' } });
+    expect(res.headers.connection).toBe('close');
+    expect(sent).toBeLessThan(60);
+    expect(await documents()).toBe(before);
+  });
+
+  it('answers 413 before reading when the declared length is over 50 MB', async () => {
+    const token = await t.token('admin');
+    const res = await t.call('uploadTransportDocuments', {
+      token,
+      payload: Buffer.from(head('a.pdf')),
+      headers: { ...headers, 'content-length': String(51 * 1024 * 1024) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.errors).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers 400 for a malformed multipart body', async () => {
+    const token = await t.token('admin');
+    const res = await t.call('uploadTransportDocuments', { token, payload: Buffer.from(`${head('a.pdf')}%PDF-1.4 truncated`), headers });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatch(/^body is not valid multipart\/form-data/);
+  });
+
+  it('refuses a NUL character in a file name with 400 naming the field', async () => {
+    const token = await t.token('admin');
+    const payload = Buffer.from(`${head('a\u0000.pdf')}%PDF-1.4\n%%EOF\n\r\n--${boundary}--\r\n`);
+    const res = await t.call('uploadTransportDocuments', { token, payload, headers });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual(['body/files.0 must not contain NUL characters']);
   });
 });

@@ -24,8 +24,8 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
     const { db, tokens } = req.server;
     const account = await findAccountByUsername(db, req.body.username);
     const valid = await verify(account?.password_hash ?? (await unknownUserHash), req.body.password);
-    if (!account || !valid) throw invalidCredentials();
-    if (!account.is_active) throw new ListError(401, 'Account is deactivated', ['account is deactivated']);
+    // A deactivated account gets the same answer as a wrong password: no oracle for its password.
+    if (!account || !valid || !account.is_active) throw invalidCredentials();
     const expiresAt = new Date(Date.now() + tokens.refreshTtlSeconds * 1000);
     const sessionId = await openSession(db, account.id, expiresAt, {
       ip: req.ip,

@@ -37,7 +37,7 @@ export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
       return active;
     },
 
-    /** Forgets every remembered session (the sandbox's reset replaces the whole database). */
+    /** Forgets every remembered session (the next check of each reads the database). */
     clear(): void {
       trusted.clear();
     },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createSigner, createVerifier, TokenError } from 'fast-jwt';
+import fastifyJwt from '@fastify/jwt';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 
 /** The access levels that security requirements name. */
@@ -39,41 +40,55 @@ export interface RefreshClaims {
 }
 export type AccessPayload = Omit<AccessClaims, 'typ' | 'jti' | 'iat' | 'exp'>;
 
-/**
- * Signs and verifies the two token kinds. They differ in `typ` and in audience, so neither is
- * accepted in the other's place; only HS256 with the configured issuer is accepted.
- */
-export function createTokens(jwt: Config['jwt']) {
-  const refreshAudience = `${jwt.audience}:refresh`;
-  const common = { key: jwt.secret, algorithm: 'HS256' as const, iss: jwt.issuer };
-  const signAccess = createSigner({ ...common, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds * 1000 });
-  const signRefresh = createSigner({ ...common, aud: refreshAudience, expiresIn: jwt.refreshTtlSeconds * 1000 });
-  const verifierOptions = { key: jwt.secret, algorithms: ['HS256' as const], allowedIss: jwt.issuer, clockTolerance: 5_000 };
-  const verifyAccess = createVerifier({
-    ...verifierOptions,
-    allowedAud: jwt.audience,
-    requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp', 'typ', 'access_level'],
-    cache: 10_000,
-  });
-  const verifyRefresh = createVerifier({
-    ...verifierOptions,
-    allowedAud: refreshAudience,
-    requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp', 'typ'],
-  });
+/** What @fastify/jwt hands out per namespace (its types describe only the default one). */
+interface JwtNamespace {
+  sign(payload: object): string;
+  verify<T>(token: string): T;
+}
 
+/** Tolerated clock skew between this server and whoever checks `exp` / `iat`. */
+const CLOCK_TOLERANCE_MS = 5_000;
+
+/**
+ * Registers @fastify/jwt twice (namespaces `access` and `refresh`). The two kinds differ in `typ` and
+ * in audience, so neither is accepted in the other's place; only HS256 with the configured issuer
+ * and audience is accepted, and `iss`, `aud`, `sub`, `typ`, `iat` and `exp` are all required.
+ */
+export async function registerJwt(app: FastifyInstance, jwt: Config['jwt']) {
+  const refreshAudience = `${jwt.audience}:refresh`;
+  const common = { secret: jwt.secret, decoratorName: 'jwtClaims' };
+  const verify = { algorithms: ['HS256' as const], allowedIss: jwt.issuer, clockTolerance: CLOCK_TOLERANCE_MS };
+  const required = ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp', 'typ'];
+  await app.register(fastifyJwt, {
+    ...common,
+    namespace: 'access',
+    sign: { algorithm: 'HS256', iss: jwt.issuer, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds * 1000 },
+    verify: { ...verify, allowedAud: jwt.audience, requiredClaims: [...required, 'access_level'], cache: 10_000 },
+  });
+  await app.register(fastifyJwt, {
+    ...common,
+    namespace: 'refresh',
+    sign: { algorithm: 'HS256', iss: jwt.issuer, aud: refreshAudience, expiresIn: jwt.refreshTtlSeconds * 1000 },
+    verify: { ...verify, allowedAud: refreshAudience, requiredClaims: required },
+  });
+  const spaces = app.jwt as unknown as Record<'access' | 'refresh', JwtNamespace>;
+  return createTokens(spaces.access, spaces.refresh, jwt);
+}
+
+function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['jwt']) {
   return {
     accessTtlSeconds: jwt.accessTtlSeconds,
     refreshTtlSeconds: jwt.refreshTtlSeconds,
-    signAccess: (payload: AccessPayload): string => signAccess({ ...payload, typ: 'access', jti: randomUUID() }),
-    signRefresh: (sub: number, sid: number): string => signRefresh({ sub, sid, typ: 'refresh', jti: randomUUID() }),
+    signAccess: (payload: AccessPayload): string => access.sign({ ...payload, typ: 'access', jti: randomUUID() }),
+    signRefresh: (sub: number, sid: number): string => refresh.sign({ sub, sid, typ: 'refresh', jti: randomUUID() }),
     /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     verifyAccess(token: string): AccessClaims {
-      const claims = guard(() => verifyAccess(token)) as AccessClaims;
+      const claims = guard(() => access.verify<AccessClaims>(token));
       if (claims.typ !== 'access') throw new TokenInvalid('Token is not an access token');
       return claims;
     },
     verifyRefresh(token: string): RefreshClaims {
-      const claims = guard(() => verifyRefresh(token)) as RefreshClaims;
+      const claims = guard(() => refresh.verify<RefreshClaims>(token));
       if (claims.typ !== 'refresh') throw new TokenInvalid('Token is not a refresh token');
       return claims;
     },
@@ -83,21 +98,30 @@ export type Tokens = ReturnType<typeof createTokens>;
 
 export class TokenInvalid extends Error {}
 
-function guard<T>(verify: () => T): T {
+/** Verifies, then refuses what fast-jwt lets through: an `iat` in the future or a non-numeric subject. */
+function guard<T extends { iat: number; sub: unknown }>(verify: () => T): T {
+  let claims: T;
   try {
-    return verify();
+    claims = verify();
   } catch (error) {
-    if (error instanceof TokenError) {
+    const code = (error as { code?: unknown } | null)?.code;
+    // fast-jwt's TokenError, as @fastify/jwt rethrows it from `verify`.
+    if (typeof code === 'string' && code.startsWith('FAST_JWT_')) {
       const reason =
-        error.code === TokenError.codes.expired
+        code === 'FAST_JWT_EXPIRED'
           ? 'Token expired'
-          : error.code === TokenError.codes.invalidSignature
+          : code === 'FAST_JWT_INVALID_SIGNATURE'
             ? 'Token signature is invalid'
-            : error.code === TokenError.codes.invalidClaimValue || error.code === TokenError.codes.missingRequiredClaim
+            : code === 'FAST_JWT_INVALID_CLAIM_VALUE' || code === 'FAST_JWT_MISSING_REQUIRED_CLAIM'
               ? 'Token claims are not accepted (issuer, audience or type)'
               : 'Token is malformed or uses an algorithm that is not accepted';
       throw new TokenInvalid(reason);
     }
     throw error;
   }
+  if (typeof claims.iat !== 'number' || claims.iat * 1000 > Date.now() + CLOCK_TOLERANCE_MS) {
+    throw new TokenInvalid('Token is issued in the future');
+  }
+  if (!Number.isInteger(claims.sub)) throw new TokenInvalid('Token claims are not accepted (issuer, audience or type)');
+  return claims;
 }

@@ -1,28 +1,59 @@
 import { sql } from 'kysely';
-import { ListError } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
+import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage.js';
 
 const startedAt = Date.now();
 const version = '1.0.0';
+/** A readiness check that takes longer than this counts as down (a stalled dependency). */
+const CHECK_TIMEOUT_MS = 2000;
 
-export const systemHandlers: ModuleHandlers<'getHealth'> = {
-  async getHealth(req) {
-    const started = performance.now();
-    try {
-      await sql`select 1`.execute(req.server.db);
-    } catch (error) {
-      req.log.error({ err: error }, 'health check: database did not answer');
-      throw new ListError(503, 'Database unavailable', ['database did not answer']);
-    }
+type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs: number | null; error?: string };
+
+async function check(probe: () => Promise<unknown>): Promise<Check> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([probe(), timeout]);
+    return { status: 'up', latencyMs: Math.round((performance.now() - started) * 100) / 100 };
+  } catch (error) {
+    return { status: 'down', latencyMs: null, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const systemHandlers: ModuleHandlers<'getHealth' | 'getReadiness'> = {
+  async getHealth() {
     return {
-      message: 'Service is healthy',
+      message: 'Service is alive',
       result: {
         status: 'ok',
-        database: { status: 'up', latencyMs: Math.round((performance.now() - started) * 100) / 100 },
         uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
         version,
         timestamp: new Date().toISOString(),
       },
+    };
+  },
+
+  async getReadiness(req, reply) {
+    const { db, redis } = req.server;
+    const [database, cache] = await Promise.all([
+      check(() => sql`select 1`.execute(db)),
+      redis ? check(() => redis.ping()) : Promise.resolve<Check>({ status: 'not_configured', latencyMs: null }),
+    ]);
+    if (database.status !== 'up') {
+      req.log.warn({ error: database.error }, 'readiness: the database did not answer');
+      reply.header('retry-after', String(OUTAGE_RETRY_AFTER_SECONDS));
+      throw new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS, dependency: 'database' }, 'Database unavailable');
+    }
+    const degraded = cache.status === 'down';
+    return {
+      message: degraded ? 'Service is ready, degraded' : 'Service is ready',
+      result: { status: degraded ? 'degraded' : 'ready', checks: { database, redis: cache }, timestamp: new Date().toISOString() },
     };
   },
 };

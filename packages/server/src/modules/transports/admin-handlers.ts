@@ -137,7 +137,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const current = await findVisible(db, auth, id);
     if (!current) throw transportNotFound(id);
     if (!NOT_ARCHIVED.includes(current.status)) throw notEditable(id, current.status);
-    await requireCustomer(db, customerId);
+    await requireCustomer(db, auth, customerId);
     const record = await db.transaction().execute(async (trx) => {
       if (!(await updateFields(trx, id, NOT_ARCHIVED, { customer_id: customerId }, { customerId }))) {
         const status = await currentStatus(trx, id);

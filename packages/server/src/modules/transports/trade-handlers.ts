@@ -51,7 +51,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const body = req.body;
     checkNewCustomer(body.newCustomer);
     await requireVehicleType(db, body.vehicleTypeId);
-    if (body.customerId != null) await requireCustomer(db, body.customerId);
+    if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
     const id = await createTransport(db, auth.userId, body);
     return { message: 'Transport created', result: toTransport(await reload(db, id)) };
   },
@@ -82,7 +82,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     if (!USER_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
     checkNewCustomer(body.newCustomer);
     if (body.vehicleTypeId !== undefined) await requireVehicleType(db, body.vehicleTypeId);
-    if (body.customerId != null) await requireCustomer(db, body.customerId);
+    if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
     await db.transaction().execute(async (trx) => {
       const set = fieldChanges(body);
       if (body.newCustomer) set.customer_id = await insertCustomer(trx, body.newCustomer);

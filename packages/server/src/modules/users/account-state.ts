@@ -5,7 +5,7 @@ import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
 import { revokeSessions } from '../auth/sessions.js';
 import { accountUsage, findUserRow, loadUser, type UserRow } from './repository.js';
-import { assertCanActOn, selfAction } from './rules.js';
+import { assertCanActOn, assertKeepsAnAdministrator, assertPasswordAllowed, selfAction } from './rules.js';
 
 type Db = Parameters<typeof loadUser>[0];
 
@@ -43,6 +43,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     let revoked: number[];
     try {
       revoked = await db.transaction().execute(async (trx) => {
+        await assertKeepsAnAdministrator(trx, target);
         const ids = await revokeSessions(trx, { userId: id }, 'account_deleted');
         await trx.deleteFrom('users').where('id', '=', id).execute(); // sessions cascade, actors.user_id set null
         if (target.actor_id !== null) await trx.deleteFrom('actors').where('id', '=', target.actor_id).execute();
@@ -74,6 +75,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     if (id === auth.userId) throw selfAction('deactivate', 'You cannot deactivate yourself');
     assertCanActOn(auth, target.access_level);
     const revoked = await db.transaction().execute(async (trx) => {
+      await assertKeepsAnAdministrator(trx, target);
       await setActive(trx, target, false);
       return revokeSessions(trx, { userId: id }, 'account_deactivated');
     });
@@ -87,6 +89,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     const { newPassword, confirmPassword } = req.body;
     if (confirmPassword !== newPassword) throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to newPassword']);
     const target = await actionable(db, auth, req.params.id);
+    assertPasswordAllowed('newPassword', newPassword, target);
     const passwordHash = await hash(newPassword); // argon2id with the library's defaults
     const revoked = await db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: new Date() }).where('id', '=', target.id).execute();

@@ -22,7 +22,7 @@ import {
   userEmailTaken,
   usernameTaken,
 } from './repository.js';
-import { assertAssignable, assertCanActOn } from './rules.js';
+import { assertAssignable, assertCanActOn, assertKeepsAnAdministrator, assertPasswordAllowed, isAdministrator } from './rules.js';
 
 type Db = Parameters<typeof loadUser>[0];
 
@@ -105,6 +105,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     const { db } = req.server;
     const { username, email, firstName, lastName, password, confirmPassword, roleId, organizationId } = req.body;
     if (confirmPassword !== password) throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to password']);
+    assertPasswordAllowed('password', password, { username, email });
     const role = await assignableRole(db, auth, roleId);
     if (organizationId !== undefined) await checkOrganization(db, organizationId);
     if (req.body.countryId !== undefined) await checkCountry(db, req.body.countryId);
@@ -180,6 +181,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     let revoked: number[];
     try {
       revoked = await db.transaction().execute(async (trx) => {
+        if (role && !isAdministrator(role.access_level)) await assertKeepsAnAdministrator(trx, target);
         await trx
           .updateTable('users')
           .set({

@@ -1,4 +1,6 @@
-import { AppError } from '../../http/errors.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError, ListError } from '../../http/errors.js';
 import { ACCESS_LEVELS, type AccessLevel } from '../auth/tokens.js';
 import type { AuthContext } from '../../plugins/security.js';
 
@@ -22,3 +24,36 @@ export function assertAssignable(auth: AuthContext, roleId: number, level: Acces
 
 export const selfAction = (action: 'delete' | 'deactivate' | 'revoke', message: string) =>
   new AppError('SELF_ACTION_FORBIDDEN', { action }, message);
+
+/** The access levels that administer the system: at least one active account must keep one. */
+const ADMIN_LEVELS: readonly AccessLevel[] = ['admin', 'super_admin'];
+export const isAdministrator = (level: AccessLevel) => ADMIN_LEVELS.includes(level);
+
+/**
+ * Refuses (409 LAST_ADMINISTRATOR) to demote, deactivate or delete `target` when it is the last
+ * active administrator. Runs inside the write's transaction and locks the active administrators'
+ * rows, so two administrators acting on each other at once cannot both pass.
+ */
+export async function assertKeepsAnAdministrator(trx: Kysely<Database>, target: { id: number; access_level: AccessLevel; is_active: boolean }) {
+  if (!target.is_active || !isAdministrator(target.access_level)) return;
+  const others = await trx
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select('u.id')
+    .where('u.is_active', '=', true)
+    .where('r.access_level', 'in', [...ADMIN_LEVELS])
+    .where('u.id', '!=', target.id)
+    .forUpdate('u')
+    .execute();
+  if (others.length === 0) {
+    throw new AppError('LAST_ADMINISTRATOR', { userId: target.id }, 'The last active administrator cannot be demoted, deactivated or deleted');
+  }
+}
+
+/** Password rules beyond the contract's length and pattern: not the account's own username or e-mail. */
+export function assertPasswordAllowed(field: string, password: string, account: { username: string; email: string }) {
+  const lower = password.trim().toLowerCase();
+  if (lower === account.username.toLowerCase() || lower === account.email.toLowerCase()) {
+    throw new ListError(400, 'Validation failed', [`body/${field} must not equal the username or the e-mail`]);
+  }
+}

@@ -6,7 +6,7 @@ import { certificateCode, completeAs, createTutorial, SEEDED, seededTutorialId }
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ publicBaseUrl: 'https://api.transport-ops.example' });
+  t = await createTestApp();
 });
 afterAll(async () => t?.close());
 

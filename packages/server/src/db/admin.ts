@@ -1,0 +1,62 @@
+import { createInterface } from 'node:readline';
+import { hash } from '@node-rs/argon2';
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../lib/db-errors.js';
+import type { Database } from './schema.js';
+
+const SUPER_ADMIN_ROLE_ID = 1;
+const USERNAME = /^[A-Za-z0-9._-]{3,50}$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+/** Reads a password from the terminal without echoing it. */
+export async function promptPassword(question: string): Promise<string> {
+  if (!process.stdin.isTTY) throw new Error('no terminal to ask for the password: set ADMIN_PASSWORD');
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  const output = rl as unknown as { _writeToOutput: (s: string) => void };
+  let asked = false;
+  output._writeToOutput = (s: string) => {
+    if (!asked) process.stdout.write(s); // the question itself; typed characters are not echoed
+    asked = true;
+  };
+  try {
+    return await new Promise<string>((resolve) => rl.question(question, resolve));
+  } finally {
+    process.stdout.write('\n');
+    rl.close();
+  }
+}
+
+/**
+ * Creates the first super administrator of an installation (a production database has no users).
+ * The account belongs to the first country of the reference data and to no organization.
+ */
+export async function createAdmin(
+  db: Kysely<Database>,
+  input: { username: string; email: string; password: string | undefined },
+): Promise<{ id: number; username: string }> {
+  if (!USERNAME.test(input.username)) throw new Error('username must be 3 to 50 letters, digits, dots, dashes or underscores');
+  if (!EMAIL.test(input.email)) throw new Error('email must be an e-mail address');
+  const password = input.password ?? (await promptPassword(`Password for ${input.username}: `));
+  if (password.length < 8 || password.length > 128) throw new Error('the password must be 8 to 128 characters');
+  const country = await db.selectFrom('countries').select('id').orderBy('id').limit(1).executeTakeFirst();
+  if (!country) throw new Error('no reference data: run `pnpm db:migrate` first');
+  const now = new Date();
+  try {
+    return await db
+      .insertInto('users')
+      .values({
+        username: input.username,
+        email: input.email.toLowerCase(),
+        password_hash: await hash(password),
+        role_id: SUPER_ADMIN_ROLE_ID,
+        country_id: country.id,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning(['id', 'username'])
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Error(`a user with the username ${input.username} or the e-mail ${input.email} already exists`);
+    throw error;
+  }
+}

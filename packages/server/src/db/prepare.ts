@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import { migrateToLatest } from './migrate.js';
+import type { Database } from './schema.js';
+import { seedDemoData } from './seed.js';
+import { seedReferenceData } from './seed-reference.js';
+
+type Log = (message: string) => void;
+
+/**
+ * What runs before the app is built, outside any plugin timeout: pending migrations and the
+ * reference data (unless SKIP_MIGRATIONS), then demo data into an empty database outside production.
+ */
+export async function prepareDatabase(db: Kysely<Database>, config: Config, log: Log): Promise<void> {
+  if (config.skipMigrations) {
+    log('migrations skipped (SKIP_MIGRATIONS=true)');
+  } else {
+    await migrateToLatest(db);
+    const added = await seedReferenceData(db);
+    if (added > 0) log(`reference data: ${added} rows added`);
+  }
+  if (config.seedDemoData && (await seedDemoData(db))) log('demo data seeded');
+}

@@ -1,0 +1,24 @@
+import { HTTP_METHODS, type OpenApiDocument } from '../contract.js';
+
+const methods = new Set<string>(HTTP_METHODS);
+
+/**
+ * The contract as glue needs it to build the routes: each operation with its success responses
+ * only. Error bodies are built and serialized by the error handler, never from their schemas, so
+ * compiling the error schemas of every operation (the envelope with every error code, expanded
+ * in each of ~900 responses) was most of glue's start-up work, for nothing.
+ */
+export function routeDocument(doc: OpenApiDocument): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const [path, item] of Object.entries(doc.paths)) {
+    paths[path] = Object.fromEntries(
+      Object.entries(item).map(([key, value]) => {
+        if (!methods.has(key)) return [key, value];
+        const operation = value as { responses: Record<string, unknown> };
+        const responses = Object.fromEntries(Object.entries(operation.responses).filter(([status]) => status.startsWith('2')));
+        return [key, { ...operation, responses }];
+      }),
+    );
+  }
+  return { ...doc, paths };
+}

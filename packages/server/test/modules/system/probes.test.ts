@@ -1,0 +1,28 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+describe('GET /health (liveness)', () => {
+  it('answers ok with the uptime and version, without touching any dependency', async () => {
+    const res = await t.call('getHealth');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, message: 'Service is alive', result: { status: 'ok', version: '1.0.0' } });
+    expect(res.body.result.uptimeSeconds).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('GET /ready (readiness)', () => {
+  it('reports the database up, and Redis up or not configured', async () => {
+    const res = await t.call('getReadiness');
+    expect(res.status).toBe(200);
+    expect(res.body.result.status).toBe('ready');
+    expect(res.body.result.checks.database).toMatchObject({ status: 'up' });
+    expect(res.body.result.checks.database.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(res.body.result.checks.redis.status).toBe(process.env.REDIS_URL ? 'up' : 'not_configured');
+  });
+});

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../support/app.js';
+import { createUser, newUserBody, PASSWORD } from './support.js';
+
+let t: TestApp;
+let admin: string;
+let adminId: number;
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await t.token('admin');
+  adminId = (await t.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
+  // The demo `admin` is made the only active administrator of this database.
+  const others = await t.db
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select('u.id')
+    .where('r.access_level', 'in', ['admin', 'super_admin'])
+    .where('u.id', '!=', adminId)
+    .execute();
+  if (others.length > 0) await t.db.updateTable('users').set({ is_active: false }).where('id', 'in', others.map((o) => o.id)).execute();
+});
+afterAll(async () => t?.close());
+
+describe('the last active administrator', () => {
+  it('cannot demote itself: 409 LAST_ADMINISTRATOR, and the role stays', async () => {
+    const res = await t.call('updateUser', { token: admin, params: { id: adminId }, body: { roleId: 3 } });
+    expect(res.status).toBe(409);
+    expect(res.body.errors).toEqual({ code: 'LAST_ADMINISTRATOR', userId: adminId });
+    const row = await t.db.selectFrom('users as u').innerJoin('roles as r', 'r.id', 'u.role_id').select('r.access_level').where('u.id', '=', adminId).executeTakeFirstOrThrow();
+    expect(row.access_level).toBe('admin');
+  });
+
+  it('can be demoted once another administrator is active', async () => {
+    const adminRole = await t.db.selectFrom('roles').select('id').where('access_level', '=', 'admin').executeTakeFirstOrThrow();
+    const second = await createUser(t, { roleId: adminRole.id });
+    const res = await t.call('updateUser', { token: admin, params: { id: second.id }, body: { roleId: 3 } });
+    expect(res.status).toBe(200);
+    expect(res.body.result.role.accessLevel).toBe('agent');
+  });
+});
+
+describe('login of a deactivated account', () => {
+  it('answers exactly as a wrong password does (no password oracle)', async () => {
+    const user = await createUser(t);
+    await t.call('deactivateUser', { token: admin, params: { id: user.id } });
+    const right = await t.call('login', { body: { username: user.username, password: PASSWORD } });
+    const wrong = await t.call('login', { body: { username: user.username, password: 'not-the-password' } });
+    expect(right.status).toBe(401);
+    expect(right.body).toEqual(wrong.body);
+    expect(right.body.errors).toEqual(['username or password is incorrect']);
+  });
+});
+
+describe('password policy', () => {
+  it.each([
+    ['only whitespace', { password: '      ', confirmPassword: '      ' }, 'body/password must match pattern "\\S"'],
+    ['equal to the username', { username: 'pat.doe', password: 'Pat.Doe', confirmPassword: 'Pat.Doe' }, 'body/password must not equal the username or the e-mail'],
+    ['equal to the e-mail', { email: 'pat@example.test', password: 'pat@example.test', confirmPassword: 'pat@example.test' }, 'body/password must not equal the username or the e-mail'],
+  ])('refuses a password %s with 400 naming the rule', async (_name, overrides, rule) => {
+    const res = await t.call('createUser', { token: admin, body: newUserBody(overrides) });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContain(rule);
+  });
+
+  it('applies to a password change too', async () => {
+    const user = await createUser(t);
+    const res = await t.call('changeUserPassword', { token: admin, params: { id: user.id }, body: { newPassword: user.username, confirmPassword: user.username } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual(['body/newPassword must not equal the username or the e-mail']);
+  });
+});

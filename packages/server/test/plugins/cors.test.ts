@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+const APP_ORIGIN = 'https://app.transport-ops.example';
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ corsOrigins: [APP_ORIGIN] });
+});
+afterAll(async () => t.close());
+
+const preflight = (url: string, origin: string, method = 'POST') =>
+  t.app.inject({
+    method: 'OPTIONS',
+    url,
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' },
+  });
+
+describe('CORS', () => {
+  it('answers the preflight of login for an origin of CORS_ORIGINS, before any authentication or quota', async () => {
+    const res = await preflight('/auth/login', APP_ORIGIN);
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(String(res.headers['access-control-allow-methods'])).toContain('POST');
+    expect(String(res.headers['access-control-allow-headers'])).toContain('authorization');
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('answers preflights for operations with path parameters too', async () => {
+    const res = await preflight('/trade/transports/42/documents', APP_ORIGIN);
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+  });
+
+  it('allows local development origins outside production', async () => {
+    const res = await preflight('/trade/transports', 'http://localhost:5173', 'GET');
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+  });
+
+  it('does not allow an origin that is not listed', async () => {
+    const res = await preflight('/auth/login', 'https://evil.example');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('lets a browser read the request id and the rate-limit headers of a real response', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/auth/login', headers: { origin: APP_ORIGIN }, payload: { username: 'agent', password: 'wrong-password' } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({ success: false });
+    expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    const exposed = String(res.headers['access-control-expose-headers']);
+    for (const header of ['x-request-id', 'x-ratelimit-remaining', 'retry-after']) expect(exposed).toContain(header);
+  });
+});

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Builds what the server runs: the bundled contract and its types (`pnpm gen`), the docs page,
+// the SDK and the server's JavaScript (packages/server/dist).
+//   node scripts/build.mjs             build everything
+//   node scripts/build.mjs --if-stale  build only when an output is missing or older than its sources
+//                                      (what `pnpm start` runs first: a no-op on later starts)
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const at = (...p) => join(root, ...p);
+
+/** Newest modification time under the given files and folders. */
+function newest(paths) {
+  let max = 0;
+  const visit = (p) => {
+    if (!existsSync(p)) return;
+    const s = statSync(p);
+    if (s.isDirectory()) for (const name of readdirSync(p)) visit(join(p, name));
+    else max = Math.max(max, s.mtimeMs);
+  };
+  paths.forEach(visit);
+  return max;
+}
+const oldest = (paths) => Math.min(...paths.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
+
+const steps = [
+  {
+    name: 'contract bundle and types',
+    inputs: [at('openapi'), at('redocly.yaml')],
+    outputs: [at('packages/contract/dist/openapi.json'), at('packages/contract/dist/openapi.yaml')],
+    run: () => execFileSync(process.execPath, [at('scripts/gen.mjs')], { stdio: 'inherit', cwd: root }),
+  },
+  {
+    name: 'docs page',
+    inputs: [at('packages/contract/dist/openapi.docs.json'), at('scripts/docs.mjs')],
+    outputs: [at('packages/contract/dist/docs.html')],
+    run: () => execFileSync(process.execPath, [at('scripts/docs.mjs')], { stdio: 'inherit', cwd: root }),
+  },
+  {
+    name: 'SDK',
+    inputs: [at('packages/sdk/src')],
+    outputs: [at('packages/sdk/dist/index.js'), at('packages/sdk/dist/schema.d.ts')],
+    run: () => execFileSync('pnpm', ['run', 'build'], { stdio: 'inherit', cwd: at('packages/sdk') }),
+  },
+  {
+    name: 'server',
+    inputs: [at('packages/server/src'), at('packages/server/tsconfig.build.json'), at('packages/contract/src')],
+    outputs: [at('packages/server/dist/server.js')],
+    run: () => execFileSync(at('node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: at('packages/server') }),
+  },
+];
+
+const ifStale = process.argv.includes('--if-stale');
+for (const step of steps) {
+  if (ifStale && oldest(step.outputs) > newest(step.inputs)) continue;
+  const started = Date.now();
+  step.run();
+  console.log(`built ${step.name} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
