@@ -50,20 +50,23 @@ export function reloadableClient(open: () => PGlite): Reloadable {
   };
 }
 
-const reloadables = new WeakMap<Kysely<any>, Reloadable>();
+// Kept on the Kysely instance itself (not in a WeakMap) so that wrappers forwarding property reads,
+// such as a proxy switching between databases, still reach it.
+const RELOADABLE = Symbol('reloadable');
+const reloadableOf = (db: Kysely<any>) => (db as unknown as { [RELOADABLE]?: Reloadable })[RELOADABLE];
 
 export function registerReload(db: Kysely<any>, reloadable: Reloadable): void {
-  reloadables.set(db, reloadable);
+  Object.defineProperty(db, RELOADABLE, { value: reloadable });
 }
 
 /** Prepares fast reloads of a database opened from a dump (see `Reloadable.keepSpare`). */
 export function keepSpareCopy(db: Kysely<any>): void {
-  reloadables.get(db)?.keepSpare();
+  reloadableOf(db)?.keepSpare();
 }
 
 /** Puts a database opened from a dump back to that dump; false when this database cannot be reloaded. */
 export async function reloadDatabase(db: Kysely<any>): Promise<boolean> {
-  const reloadable = reloadables.get(db);
+  const reloadable = reloadableOf(db);
   if (!reloadable) return false;
   await db.connection().execute(() => reloadable.reload());
   return true;

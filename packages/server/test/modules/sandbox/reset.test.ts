@@ -58,10 +58,10 @@ describe('POST /sandbox/reset in sandbox mode', () => {
   it('lets requests that arrive during a reset wait for it and see the initial data', async () => {
     const supervisor = (await t.call('login', { body: { username: 'supervisor', password: 'demo1234' } })).body.result.access_token;
     await t.call('createConfigTag', { body: { name: 'made-before-reset', color: '#654321' }, token: supervisor });
-    const [reset, health] = await Promise.all([t.call('resetSandbox'), t.call('getHealth')]);
+    const [reset, ready] = await Promise.all([t.call('resetSandbox'), t.call('getReadiness')]);
     expect(reset.status).toBe(200);
-    expect(health.status).toBe(200);
-    expect(health.body.result.database.status).toBe('up');
+    expect(ready.status).toBe(200);
+    expect(ready.body.result.checks.database.status).toBe('up');
     const rows = await t.db.selectFrom('tags').select('name').where('name', '=', 'made-before-reset').execute();
     expect(rows).toEqual([]);
   });
