@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import cors from '@fastify/cors';
 import closeWithGrace from 'close-with-grace';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -15,7 +14,8 @@ import { seedDemoData } from './db/seed.js';
 /**
  * `pnpm sandbox [--port N] [--host H]`: the real server on an in-memory database holding the demo
  * data, for QA and frontend work. Quotas are raised unless RATE_LIMIT_* are set; browsers on local
- * origins (localhost, 127.0.0.1, any port) may call it; `POST /sandbox/reset` restores the demo data.
+ * origins may call it (the CORS rules of any non-production server, plus CORS_ORIGINS);
+ * `POST /sandbox/reset` restores the demo data.
  */
 // `pnpm sandbox --port N` reaches here as `-- --port N`.
 const argv = process.argv.slice(2).filter((a) => a !== '--');
@@ -46,10 +46,6 @@ keepSpareCopy(db);
 
 const app = await buildApp(config, { db });
 app.addHook('onClose', async () => db.destroy());
-const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
-if (!app.hasPlugin('@fastify/cors')) {
-  await app.register(cors, { origin: LOCAL_ORIGIN, credentials: true, exposedHeaders: ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] });
-}
 
 closeWithGrace({ delay: 5_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'closing after an error');
