@@ -2,8 +2,8 @@
 // Builds the self-contained docs page (packages/contract/dist/docs.html) from the docs bundle that
 // `pnpm gen` writes (the contract plus code samples), then makes it truly offline: Redoc's
 // attribution logo, otherwise loaded from Redocly's CDN, becomes an inline image, and telemetry is
-// off (`disableTelemetry` in redocly.yaml; REDOCLY_TELEMETRY for the CLI). Checked by
-// scripts/docs-offline-check.mjs in headless Chromium.
+// off (`telemetry: off` in redocly.yaml and REDOCLY_TELEMETRY here: the page built then sends none).
+// Checked by scripts/docs-offline-check.mjs in headless Chromium.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
