@@ -35,21 +35,15 @@ const steps = [
   },
   {
     name: 'docs page',
-    inputs: [at('packages/contract/dist/openapi.yaml')],
+    inputs: [at('packages/contract/dist/openapi.docs.json'), at('scripts/docs.mjs')],
     outputs: [at('packages/contract/dist/docs.html')],
-    run: () =>
-      execFileSync(
-        at('node_modules/.bin/redocly'),
-        ['build-docs', 'packages/contract/dist/openapi.yaml', '--inlineBundle', '--title', 'Transport Operations API',
-          '--output', 'packages/contract/dist/docs.html', '--config', 'redocly.yaml'],
-        { stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
-      ),
+    run: () => execFileSync(process.execPath, [at('scripts/docs.mjs')], { stdio: 'inherit', cwd: root }),
   },
   {
     name: 'SDK',
-    inputs: [at('packages/sdk/src'), at('packages/contract/src')],
-    outputs: [at('packages/sdk/dist/index.js')],
-    run: () => execFileSync(at('node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: at('packages/sdk') }),
+    inputs: [at('packages/sdk/src')],
+    outputs: [at('packages/sdk/dist/index.js'), at('packages/sdk/dist/schema.d.ts')],
+    run: () => execFileSync('pnpm', ['run', 'build'], { stdio: 'inherit', cwd: at('packages/sdk') }),
   },
   {
     name: 'server',

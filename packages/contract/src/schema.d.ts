@@ -208,6 +208,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the sandbox to its demo data
+         * @description Public, and **only in sandbox mode** (`pnpm sandbox`, `SANDBOX=true`). Puts the whole database
+         *     back to the demo data the sandbox started with: every record created, changed or deleted since
+         *     is undone, the demo accounts get their demo passwords back, and every session opened since
+         *     start is gone (log in again). Server-side caches (announcements, trusted sessions) are cleared
+         *     with it. Takes well under 2 s, so a QA suite can call it before every test file.
+         *
+         *     How: the sandbox runs on an in-memory embedded database; right after migrating and seeding it,
+         *     the server dumps it, and a reset replaces the live database with a fresh copy loaded from that
+         *     dump. Requests that arrive during a reset wait for it and then see the initial data.
+         *
+         *     Errors:
+         *     - 404 `ROUTE_NOT_FOUND`: the server is not running in sandbox mode. Design decision: outside
+         *       the sandbox this operation does not exist at all, exactly as an unbound path, so that a
+         *       production deployment exposes no way to wipe data.
+         *     - 429: more than the unauthenticated quota per hour from this client address (the sandbox
+         *       raises the quotas).
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trade/transports": {
         parameters: {
             query?: never;
@@ -5680,6 +5715,16 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
+        /** @description What a sandbox reset restored. */
+        SandboxReset: {
+            /**
+             * Format: date-time
+             * @description When the initial data was back in place.
+             */
+            restoredAt: string;
+            /** @description Time the reset took on the server, in milliseconds. */
+            durationMs: number;
+        };
         /**
          * @description Status of a transport. A new transport is `PENDING`. Moves happen only through the
          *     administration actions (`TransportAction`):
@@ -8658,6 +8703,38 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox holds its initial demo data again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["SandboxReset"];
+                    };
+                };
+            };
+            /** @description The server is not running in sandbox mode; the operation does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listTransports: {

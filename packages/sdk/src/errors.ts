@@ -1,20 +1,30 @@
-import type { components } from '@transport-ops/contract';
+import type { components } from './schema.js';
 
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 /** Every error code the API can answer with (`errors.code`). */
 export type ErrorCode = ErrorDetail['code'];
 
-/** A failed call: the HTTP status, the envelope, and its error code when `errors` is a coded object. */
-export class ApiError extends Error {
+/** Any failure of a call made through the SDK; `requestId` is the `x-request-id` the call was sent with. */
+export class TransportOpsError extends Error {
+  readonly requestId: string | undefined;
+  constructor(message: string, requestId: string | undefined, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransportOpsError';
+    this.requestId = requestId;
+  }
+}
+
+/** The API answered with an error: the HTTP status, the envelope, and its code when `errors` is a coded object. */
+export class ApiError extends TransportOpsError {
   readonly status: number;
   readonly envelope: ErrorEnvelope;
   readonly code: ErrorCode | undefined;
   /** The coded error object with its context fields, when there is one. */
   readonly detail: ErrorDetail | undefined;
 
-  constructor(status: number, envelope: ErrorEnvelope) {
-    super(envelope.message);
+  constructor(status: number, envelope: ErrorEnvelope, requestId?: string) {
+    super(envelope.message, requestId);
     this.name = 'ApiError';
     this.status = status;
     this.envelope = envelope;
@@ -38,8 +48,34 @@ export class ApiError extends Error {
   }
 }
 
+/** The request never got an answer (connection refused or reset, DNS failure, CORS refusal, abort). */
+export class NetworkError extends TransportOpsError {
+  constructor(message: string, requestId: string | undefined, cause?: unknown) {
+    super(message, requestId, { cause });
+    this.name = 'NetworkError';
+  }
+}
+
+/** No answer within the timeout (per attempt); `timeoutMs` is that timeout. */
+export class TimeoutError extends NetworkError {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, requestId: string | undefined, cause?: unknown) {
+    super(`No answer within ${timeoutMs} ms`, requestId, cause);
+    this.name = 'TimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 function isEnvelope(value: unknown): value is ErrorEnvelope {
   return value !== null && typeof value === 'object' && (value as { success?: unknown }).success === false;
+}
+
+/** The ApiError of a failed response, whatever its body (an envelope, or not: a proxy's page). */
+export function apiError(response: Response, body: unknown): ApiError {
+  const envelope: ErrorEnvelope = isEnvelope(body)
+    ? body
+    : { success: false, message: response.statusText || `HTTP ${response.status}`, result: null, errors: [String(body ?? '')], except: null };
+  return new ApiError(response.status, envelope, response.headers.get('x-request-id') ?? undefined);
 }
 
 /**
@@ -48,11 +84,5 @@ function isEnvelope(value: unknown): value is ErrorEnvelope {
  */
 export function unwrap<R>(response: { data?: { result: R }; error?: unknown; response: Response }): R {
   if (response.data !== undefined && response.response.ok) return response.data.result;
-  const body = response.error;
-  throw new ApiError(
-    response.response.status,
-    isEnvelope(body)
-      ? body
-      : { success: false, message: response.response.statusText || 'Request failed', result: null, errors: [String(body ?? '')], except: null },
-  );
+  throw apiError(response.response, response.error);
 }

@@ -1,18 +1,25 @@
-import type { components, operations, paths } from '@transport-ops/contract';
 import createClient, { type Client } from 'openapi-fetch';
 import { bearerMiddleware } from './auth.js';
-import { unwrap } from './errors.js';
+import { splitArgs, type CallOptions, type ItemOf, type OperationMethods, type PagedOperationId, type ParamsOf } from './call.js';
+import { apiError, unwrap } from './errors.js';
+import { toFormData } from './form-data.js';
+import { operationTable } from './operations.js';
+import type { components, operations, paths } from './schema.js';
 import { memoryTokenStore, type TokenStore, type Tokens } from './tokens.js';
+import { resilientFetch, type RequestSettings, type RetryOptions } from './transport.js';
 
 export type { components, operations, paths };
 export type Schemas = components['schemas'];
-export { ApiError, unwrap, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from './errors.js';
+export { ApiError, NetworkError, TimeoutError, TransportOpsError, unwrap, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from './errors.js';
 export { memoryTokenStore, webStorageTokenStore, type TokenStore, type Tokens } from './tokens.js';
 export { bearerMiddleware, type BearerOptions } from './auth.js';
 export { paginate, type Page } from './paginate.js';
-export { toFormData } from './form-data.js';
+export { toFormData, type UploadFile } from './form-data.js';
+export { operationTable } from './operations.js';
+export type { BodyOf, CallArgs, CallOptions, ItemOf, OperationId, OperationMethods, PagedOperationId, ParamsOf, ResultOf } from './call.js';
+export type { RequestSettings, RetryOptions } from './transport.js';
 
-export interface ClientOptions {
+export interface ClientOptions extends RetryOptions {
   /** Where the API is, e.g. `https://api.transport-ops.example`. */
   baseUrl: string;
   /** Where the authentication operations are, when hosted separately (`{auth_url}`); defaults to baseUrl. */
@@ -23,9 +30,15 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Called when the session cannot be renewed any more: send the user to the login page. */
   onSessionExpired?: () => void;
+  /** Timeout of each attempt in ms (0: none). Default 30 000; per call: `timeoutMs` in the call's options. */
+  timeoutMs?: number;
 }
 
 export type TransportOpsClient = Client<paths> & {
+  /** Every operation by its operationId: `await api.op.getTransportById({ id: 42 })` resolves to the result or throws. */
+  readonly op: OperationMethods;
+  /** Every item of a paged list operation, page after page: `for await (const t of api.paginate('listTransports', { status: 'PENDING' }))`. */
+  paginate<K extends PagedOperationId>(operationId: K, params?: Omit<ParamsOf<K>, 'page'>, options?: CallOptions): AsyncGenerator<ItemOf<K>>;
   /** Logs in, keeps the tokens, and returns the login result (tokens and user). */
   login(username: string, password: string): Promise<Schemas['LoginResult']>;
   /** Revokes the session on the server and forgets the tokens. */
@@ -34,16 +47,34 @@ export type TransportOpsClient = Client<paths> & {
   readonly tokens: TokenStore;
 };
 
-/** Serializes JSON bodies as JSON and passes FormData (uploads, see `toFormData`) through unchanged. */
+/** Serializes JSON bodies as JSON and passes FormData through unchanged. */
 function bodySerializer(body: unknown): string | FormData {
   return body instanceof FormData ? body : JSON.stringify(body);
 }
 
+type Init = { body?: unknown; fetch?: (request: Request) => Promise<Response> } & RequestSettings & Record<string, unknown>;
+const METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'] as const;
+const multipart = new Set(Object.values(operationTable).filter(([, , flags]) => flags & 4).map(([method, path]) => `${method} ${path}`));
+
 export function createTransportOpsClient(options: ClientOptions): TransportOpsClient {
-  const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const { timeoutMs, retries, baseDelayMs, maxDelayMs } = options;
+  const send = resilientFetch(options.fetch ?? ((request: Request) => globalThis.fetch(request)), { timeoutMs, retries, baseDelayMs, maxDelayMs });
+  const fetchImpl = (request: Request) => send(request);
   const store = options.tokenStore ?? memoryTokenStore();
   const auth = createClient<paths>({ baseUrl: options.authUrl ?? options.baseUrl, fetch: fetchImpl });
   const api = createClient<paths>({ baseUrl: options.baseUrl, fetch: fetchImpl, bodySerializer });
+
+  // Per-call settings (`timeoutMs`, `retries`) and plain-object bodies of upload operations.
+  for (const method of METHODS) {
+    const original = api[method] as (path: string, init?: Init) => Promise<unknown>;
+    (api as unknown as Record<string, unknown>)[method] = (path: string, init?: Init) => {
+      if (!init) return original(path, init);
+      const { timeoutMs: t, retries: r, ...rest } = init;
+      const body = multipart.has(`${method} ${path}`) && rest.body && !(rest.body instanceof FormData) ? toFormData(rest.body) : rest.body;
+      const perCall = t !== undefined || r !== undefined ? { fetch: (request: Request) => send(request, { timeoutMs: t, retries: r }) } : {};
+      return original(path, { ...rest, ...(body === undefined ? {} : { body }), ...perCall });
+    };
+  }
 
   const refresh = async (refreshToken: string): Promise<string | null> => {
     const { data } = await auth.POST('/auth/refresh', { body: { refresh_token: refreshToken } });
@@ -51,8 +82,33 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
   };
   api.use(bearerMiddleware({ store, refresh, fetch: fetchImpl, onSessionExpired: options.onSessionExpired }));
 
-  const loggedOut = async () => store.set(null);
+  const op = Object.fromEntries(
+    Object.entries(operationTable).map(([id, [method, path, flags]]) => [
+      id,
+      async (...args: unknown[]) => {
+        const { params, body, options: o } = splitArgs(path, flags, args);
+        const call = (api as unknown as Record<string, (path: string, init: Init) => Promise<{ data?: unknown; error?: unknown; response: Response }>>)[method]!;
+        const file = (flags & 8) !== 0;
+        const res = await call(path, { params, body, headers: o.headers, signal: o.signal, timeoutMs: o.timeoutMs, retries: o.retries, parseAs: file ? 'blob' : 'json' });
+        if (!file) return unwrap(res as Parameters<typeof unwrap>[0]);
+        if (!res.response.ok) throw apiError(res.response, res.error);
+        return res.data;
+      },
+    ]),
+  ) as unknown as OperationMethods;
+
+  async function* paginate(operationId: string, params: object = {}, callOptions?: CallOptions) {
+    const list = (op as unknown as Record<string, (p: object, o?: CallOptions) => Promise<{ data: unknown[]; meta: { total_pages: number } }>>)[operationId]!;
+    for (let page = 1; ; page += 1) {
+      const { data, meta } = await list({ ...params, page }, callOptions);
+      yield* data;
+      if (page >= meta.total_pages || data.length === 0) return;
+    }
+  }
+
   return Object.assign(api, {
+    op,
+    paginate: paginate as TransportOpsClient['paginate'],
     tokens: store,
     async login(username: string, password: string) {
       const result = unwrap(await auth.POST('/auth/login', { body: { username, password } }));
@@ -68,7 +124,7 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
         // An already revoked or expired session (401) is logged out all the same.
         if (!response.ok && response.status !== 401) unwrap({ error, response });
       } finally {
-        await loggedOut();
+        await store.set(null);
       }
     },
   });

@@ -26,11 +26,30 @@ describe('the SDK against the mock of the contract', () => {
 
   it('uploads documents as multipart form data', async () => {
     const api = createTransportOpsClient({ baseUrl, tokenStore: memoryTokenStore({ accessToken: 'token', refreshToken: null }) });
-    const pdf = new Blob(['%PDF-1.4\n%%EOF\n'], { type: 'application/pdf' });
-    const body = toFormData({ files: [{ blob: pdf, filename: 'licence.pdf' }], transportId: 1042, documentType: 'DRIVING_LICENSE' });
-    const result = unwrap(await api.POST('/trade/transports/upload', { body: body as never }));
+    const pdf = new File(['%PDF-1.4\n%%EOF\n'], 'licence.pdf', { type: 'application/pdf' });
+    // A typed body: files are Blobs, a misspelled field or a missing one does not compile.
+    const result = unwrap(await api.POST('/trade/transports/upload', { body: { files: [pdf], transportId: 1042, documentType: 'DRIVING_LICENSE' } }));
     expect(result.uploaded.length).toBeGreaterThan(0);
     expect(Array.isArray(result.errors)).toBe(true);
+    // A FormData built by hand is still accepted.
+    const form = toFormData({ files: [{ blob: pdf, filename: 'licence.pdf' }], transportId: 1042, documentType: 'DRIVING_LICENSE' });
+    const again = await api.op.uploadTransportDocuments(form as never);
+    expect(again.uploaded.length).toBeGreaterThan(0);
+  });
+
+  it('calls operations by operationId, resolving to their result', async () => {
+    const api = createTransportOpsClient({ baseUrl, tokenStore: memoryTokenStore({ accessToken: 'token', refreshToken: null }) });
+    const transport = await api.op.getTransportById({ id: 1042 });
+    expect(typeof transport.loadingNumber).toBe('string');
+    const page = await api.op.listTransports({ page: 1, limit: 10, status: 'PENDING' });
+    expect(page.meta.current_page).toBe(1);
+    const seen: string[] = [];
+    for await (const t of api.paginate('listTransports', { limit: 10 })) seen.push(t.loadingNumber);
+    expect(seen.length).toBeGreaterThan(0);
+    // File downloads resolve to a Blob.
+    const certificate = await api.op.downloadTutorialCertificate({ id: 3 });
+    expect(certificate).toBeInstanceOf(Blob);
+    expect(certificate.size).toBeGreaterThan(0);
   });
 
   it('throws a typed error carrying the envelope and its code', async () => {

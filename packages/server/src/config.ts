@@ -49,6 +49,8 @@ export interface Config {
   timeouts: { requestMs: number; headersMs: number; idleMs: number };
   /** Notification delivery: SMTP server (unset: e-mails stay queued), sender, outbox worker period (0: no background loop). */
   mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
+  /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
+  sandbox: boolean;
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -84,6 +86,7 @@ interface Env {
   SMTP_URL?: string;
   MAIL_FROM: string;
   OUTBOX_INTERVAL_MS: number;
+  SANDBOX?: boolean;
 }
 
 const schema = {
@@ -118,6 +121,7 @@ const schema = {
     SMTP_URL: { type: 'string', pattern: '^smtps?://' },
     MAIL_FROM: { type: 'string', minLength: 3, default: 'Transport Operations <no-reply@transport-ops.example>' },
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
+    SANDBOX: { type: 'boolean' },
   },
 } as const;
 
@@ -172,6 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Configuration error: DATABASE_URL is required in production (postgres://...); set ALLOW_EMBEDDED_DATABASE=true to run on the embedded database instead',
     );
   }
+  if (e.SANDBOX && (production || e.DATABASE_URL)) {
+    throw new ConfigError('Configuration error: SANDBOX runs only outside production, on the embedded database (unset DATABASE_URL)');
+  }
   return {
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
@@ -206,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadRequestLimitBytes: 50 * 1024 * 1024,
     timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
+    sandbox: e.SANDBOX ?? false,
   };
 }
 

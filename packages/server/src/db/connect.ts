@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir } from './lock.js';
+import { registerReload, reloadableClient } from './reloadable.js';
 import type { Database } from './schema.js';
 
 /** Bounds on waiting for PostgreSQL, in milliseconds (see `Config.databaseTimeouts`). */
@@ -79,15 +80,23 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     mkdirSync(target.dataDir, { recursive: true });
     unlock = lockDataDir(target.dataDir);
   }
-  const pglite = new PGlite({
-    ...(onDisk ? { dataDir: target.dataDir } : {}),
-    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
-    parsers: {
-      20: (v: string) => Number.parseInt(v, 10),
-      1700: (v: string) => Number.parseFloat(v),
-    },
-  });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const open = () =>
+    new PGlite({
+      ...(onDisk ? { dataDir: target.dataDir } : {}),
+      ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+      parsers: {
+        20: (v: string) => Number.parseInt(v, 10),
+        1700: (v: string) => Number.parseFloat(v),
+      },
+    });
+  // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
+  if (!onDisk && target.loadDataDir) {
+    const reloadable = reloadableClient(open);
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(reloadable.client) });
+    registerReload(db, reloadable);
+    return db;
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(open()) });
   // Released when the database is closed; `destroy` is what every owner calls.
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {

@@ -19,11 +19,13 @@ import { systemHandlers } from './system/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import { reportHandlers } from './reports/handlers.js';
 import { profileHandlers } from './profiles/handlers.js';
+import { sandboxHandlers } from './sandbox/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = {
   ...authHandlers,
   ...systemHandlers,
+  ...sandboxHandlers,
   ...actorHandlers,
   ...announcementHandlers,
   ...categoryHandlers,

@@ -1,0 +1,24 @@
+import { reloadDatabase } from '../../db/reloadable.js';
+import { AppError } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { invalidateAnnouncementCaches } from '../announcements/cache.js';
+
+export const sandboxHandlers: ModuleHandlers<'resetSandbox'> = {
+  async resetSandbox(req) {
+    // Outside sandbox mode the operation does not exist: the same answer as an unbound path.
+    if (!req.server.config.sandbox) {
+      const url = req.url.split('?')[0]!;
+      throw new AppError('ROUTE_NOT_FOUND', { method: req.method, url }, `No operation at ${req.method} ${url}`);
+    }
+    const started = performance.now();
+    if (!(await reloadDatabase(req.server.db))) {
+      throw new Error('sandbox reset needs the in-memory embedded database opened from a dump');
+    }
+    req.server.sessions.clear();
+    await invalidateAnnouncementCaches(req.server);
+    return {
+      message: 'Sandbox reset to its demo data',
+      result: { restoredAt: new Date().toISOString(), durationMs: Math.round((performance.now() - started) * 10) / 10 },
+    };
+  },
+};
