@@ -1,18 +1,23 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { _ } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { buildApp } from '../app.js';
 import { testConfig } from '../config.js';
 import { connect } from '../db/connect.js';
-import { precompiledDir, schemaKey } from '../http/precompiled.js';
+import { moduleOf, precompiledDir, schemaKey } from '../http/precompiled.js';
+import { captureResponseSchemas } from '../plugins/serialization.js';
 import { captureSchemas, createAjv } from '../plugins/validation.js';
 
 /**
- * Build step (after tsc): builds the app once to collect the request schemas Fastify asks to
- * compile, and writes their ajv validators as one CommonJS module with an index by schema hash.
+ * Build step (after tsc): builds the app once to collect the request and response schemas
+ * Fastify asks to compile, and writes their ajv validators and fast-json-stringify serializers
+ * (standalone code) as CommonJS modules with an index by schema hash.
  */
 const schemas = new Map<string, object>();
+const responses = new Map<string, object>();
 captureSchemas((schema) => void schemas.set(schemaKey(schema), schema));
+captureResponseSchemas((schema) => void responses.set(schemaKey(schema), schema));
 const db = connect({ kind: 'pglite', dataDir: 'memory://' });
 const app = await buildApp(testConfig({ seedDemoData: false }), { db });
 await app.ready();
@@ -21,16 +26,14 @@ await db.destroy();
 
 const ajv = createAjv({ code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } });
 const standalone = ((standaloneCode as unknown as { default?: unknown }).default ?? standaloneCode) as (a: typeof ajv, f: unknown) => string;
-const index: Record<string, string> = {};
-const modules: string[] = [];
-for (const [key, schema] of schemas) {
-  const name = `v${modules.length}`;
-  // Each validator is its own CommonJS module text; one scope each keeps their names apart.
-  modules.push(`exports.${name} = (() => {\nconst module = { exports: {} };\n${standalone(ajv, ajv.compile(schema))}\nreturn module.exports;\n})();`);
-  index[key] = name;
-}
+const validators = moduleOf(new Map([...schemas].map(([key, schema]) => [key, standalone(ajv, ajv.compile(schema))])), 'v');
+const serializerCode = SerializerSelector()({}, { mode: 'standalone' }) as unknown as (route: { schema: object }) => string;
+const serializers = moduleOf(new Map([...responses].map(([key, schema]) => [key, serializerCode({ schema })])), 's');
+
 rmSync(precompiledDir, { recursive: true, force: true });
 mkdirSync(precompiledDir, { recursive: true });
-writeFileSync(`${precompiledDir}validators.cjs`, `'use strict';\n${modules.join('\n')}\n`);
-writeFileSync(`${precompiledDir}validators.json`, JSON.stringify(index));
-console.log(`precompiled ${schemas.size} request validators into ${precompiledDir}`);
+writeFileSync(`${precompiledDir}validators.cjs`, validators.code);
+writeFileSync(`${precompiledDir}validators.json`, JSON.stringify(validators.index));
+writeFileSync(`${precompiledDir}serializers.cjs`, serializers.code);
+writeFileSync(`${precompiledDir}serializers.json`, JSON.stringify(serializers.index));
+console.log(`precompiled ${schemas.size} request validators and ${responses.size} response serializers into ${precompiledDir}`);

@@ -2,7 +2,7 @@ import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { loadValidators, schemaKey } from '../http/precompiled.js';
+import { loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -37,7 +37,7 @@ export function captureSchemas(collect: (schema: object) => void): void {
 
 export default fp(async function validation(app: FastifyInstance) {
   const ajv = createAjv();
-  const precompiled = capture ? null : loadValidators();
+  const precompiled = capture ? null : loadPrecompiled<Validate>('validators');
   app.setValidatorCompiler(({ schema }) => {
     if (capture) return capture(schema), () => true;
     return (precompiled?.get(schemaKey(schema)) as ReturnType<typeof ajv.compile> | undefined) ?? ajv.compile(schema);
