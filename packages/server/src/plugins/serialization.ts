@@ -1,6 +1,14 @@
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { loadPrecompiled, schemaKey } from '../http/precompiled.js';
+
+type Serialize = (data: unknown) => string;
+let capture: ((schema: object) => void) | undefined;
+/** Hands every success response schema to `collect` instead of compiling it (the build's precompile step). */
+export function captureResponseSchemas(collect: (schema: object) => void): void {
+  capture = collect;
+}
 
 /**
  * Success bodies are serialized by fast-json-stringify from the contract's schema (fast, and
@@ -10,9 +18,11 @@ import fp from 'fastify-plugin';
  */
 export default fp(async function serialization(app: FastifyInstance) {
   const compilerFor = SerializerSelector()(app.getSchemas(), {});
+  const precompiled = capture ? null : loadPrecompiled<Serialize>('serializers');
   app.setSerializerCompiler((route) => {
     const status = Number.parseInt(String(route.httpStatus), 10);
     if (Number.isNaN(status) || status >= 300) return (data: unknown) => JSON.stringify(data);
-    return compilerFor(route as unknown as Parameters<typeof compilerFor>[0]);
+    if (capture) return capture(route.schema as object), (data: unknown) => JSON.stringify(data);
+    return precompiled?.get(schemaKey(route.schema)) ?? compilerFor(route as unknown as Parameters<typeof compilerFor>[0]);
   });
 });

@@ -1,9 +1,11 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { _, type KeywordCxt } from 'ajv';
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { loadContract, listOperations } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
+import { loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -18,8 +20,9 @@ export const TEXT_SAFE = 'x-text-safe';
  * right for query strings, path segments and multipart fields (all text on the wire), wrong for a
  * JSON body, which has types of its own (`true` must not become 1, `""` must not become null).
  */
-export function createAjv(coerce = true) {
+export function createAjv(coerce = true, options: Options = {}) {
   const ajv = new Ajv2020({
+    ...options,
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
     removeAdditional: false,
@@ -37,8 +40,8 @@ export function createAjv(coerce = true) {
     keyword: TEXT_SAFE,
     type: 'string',
     schemaType: 'boolean',
-    errors: false,
-    validate: (_: boolean, data: string) => !data.includes('\u0000'),
+    // Generated code (not a validate function), so that the build can precompile it standalone.
+    code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.includes("\u0000")`),
   });
   return ajv;
 }
@@ -94,12 +97,28 @@ const carriesBody = (req: FastifyRequest) =>
 
 export const bodyRequired = () => new ListError(400, 'Validation failed', ['body is required']);
 
+/** A request schema as it is compiled: hardened, and with the coercion its part of the request takes. */
+export interface CompiledSchema {
+  coerce: boolean;
+  schema: object;
+}
+
+let capture: ((compiled: CompiledSchema) => void) | undefined;
+/** Hands every request schema to `collect` instead of compiling it (the build's precompile step). */
+export function captureSchemas(collect: (compiled: CompiledSchema) => void): void {
+  capture = collect;
+}
+
 export default fp(async function validation(app: FastifyInstance) {
   const coercing = createAjv(true);
   const strict = createAjv(false);
+  const precompiled = capture ? null : loadPrecompiled<Validate>('validators');
   app.setValidatorCompiler(({ schema, httpPart, contentType }) => {
     const json = httpPart === 'body' && (contentType === undefined || contentType === 'application/json');
-    return (json ? strict : coercing).compile(hardenSchema(schema, httpPart === 'querystring') as object);
+    const compiled: CompiledSchema = { coerce: !json, schema: hardenSchema(schema, httpPart === 'querystring') as object };
+    if (capture) return capture(compiled), () => true;
+    const built = precompiled?.get(schemaKey(compiled)) as ReturnType<typeof strict.compile> | undefined;
+    return built ?? (compiled.coerce ? coercing : strict).compile(compiled.schema);
   });
 
   // A body is read only in a media type its operation declares: anything else is refused before

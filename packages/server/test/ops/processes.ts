@@ -168,7 +168,7 @@ export async function startApi(env: Record<string, string>): Promise<ApiServer> 
   const args = existsSync(built) ? [built] : ['--import', 'tsx', join(serverRoot, 'src/server.ts')];
   const dataDir = mkdtempSync(join(tmpdir(), 'transport-ops-api-'));
   const child = spawn(process.execPath, args, {
-    cwd: dataDir,
+    cwd: serverRoot, // where `--import tsx` resolves; the data lives in dataDir
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), PGLITE_DATA_DIR: join(dataDir, 'pglite'), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -1,0 +1,48 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { _ } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { buildApp } from '../app.js';
+import { testConfig } from '../config.js';
+import { connect } from '../db/connect.js';
+import { moduleOf, precompiledDir, schemaKey } from '../http/precompiled.js';
+import { captureResponseSchemas } from '../plugins/serialization.js';
+import { type CompiledSchema, captureSchemas, createAjv } from '../plugins/validation.js';
+
+/**
+ * Build step (after tsc): builds the app once to collect the request and response schemas
+ * Fastify asks to compile, and writes their ajv validators and fast-json-stringify serializers
+ * (standalone code) as CommonJS modules with an index by schema hash.
+ */
+const schemas = new Map<string, CompiledSchema>();
+const responses = new Map<string, object>();
+captureSchemas((compiled) => void schemas.set(schemaKey(compiled), compiled));
+captureResponseSchemas((schema) => void responses.set(schemaKey(schema), schema));
+const db = connect({ kind: 'pglite', dataDir: 'memory://' });
+const app = await buildApp(testConfig({ seedDemoData: false }), { db });
+await app.ready();
+await app.close();
+await db.destroy();
+
+const code = { code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } };
+const ajvs = { coercing: createAjv(true, code), strict: createAjv(false, code) };
+const standalone = ((standaloneCode as unknown as { default?: unknown }).default ?? standaloneCode) as (a: unknown, f: unknown) => string;
+const validators = moduleOf(
+  new Map(
+    [...schemas].map(([key, { coerce, schema }]) => {
+      const ajv = coerce ? ajvs.coercing : ajvs.strict;
+      return [key, standalone(ajv, ajv.compile(schema))];
+    }),
+  ),
+  'v',
+);
+const serializerCode = SerializerSelector()({}, { mode: 'standalone' }) as unknown as (route: { schema: object }) => string;
+const serializers = moduleOf(new Map([...responses].map(([key, schema]) => [key, serializerCode({ schema })])), 's');
+
+rmSync(precompiledDir, { recursive: true, force: true });
+mkdirSync(precompiledDir, { recursive: true });
+writeFileSync(`${precompiledDir}validators.cjs`, validators.code);
+writeFileSync(`${precompiledDir}validators.json`, JSON.stringify(validators.index));
+writeFileSync(`${precompiledDir}serializers.cjs`, serializers.code);
+writeFileSync(`${precompiledDir}serializers.json`, JSON.stringify(serializers.index));
+console.log(`precompiled ${schemas.size} request validators and ${responses.size} response serializers into ${precompiledDir}`);
