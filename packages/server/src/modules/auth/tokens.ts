@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { Config } from '../../config.js';
+import { enumValues } from '../../contract.js';
 
-/** The access levels that security requirements name. */
-export const ACCESS_LEVELS = ['agent', 'team_manager', 'supervisor', 'admin', 'super_admin'] as const;
+/** The access levels that security requirements name, lowest first (the contract's order ranks them). */
+export const ACCESS_LEVELS = enumValues('RoleAccessLevel');
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];
 
 export interface TokenActor {
