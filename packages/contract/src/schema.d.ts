@@ -5350,6 +5350,24 @@ export interface components {
          * @enum {string}
          */
         TransportStatus: "PENDING" | "VALIDATED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "ON_HOLD" | "ARCHIVED";
+        /** @description The fields every view of a transport shares (list item, detail, administration views): each one composes this schema, so a field is named and described once. */
+        TransportCore: {
+            id: number;
+            /** Format: uuid */
+            publicId: string;
+            /**
+             * @description Generated from a database sequence, unique, `TRP-YYYYMMDD-NNNNNN`.
+             * @example TRP-20261118-000042
+             */
+            loadingNumber: string;
+            status: components["schemas"]["TransportStatus"];
+            loadingPoint: string;
+            unloadingPoint: string | null;
+            vehiclePlateNumber: string | null;
+            productLabel: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description A vehicle type as shown in transport list items. */
         VehicleTypeRef: {
             id: number;
@@ -5361,26 +5379,11 @@ export interface components {
             firstName: string;
             lastName: string;
         };
-        /** @description A transport as shown in lists (a reduced set of the detail's fields). */
-        TransportListItem: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            /**
-             * @description Generated, unique, `TRP-YYYYMMDD-NNNNNN`.
-             * @example TRP-20261118-000042
-             */
-            loadingNumber: string;
-            status: components["schemas"]["TransportStatus"];
-            loadingPoint: string;
-            unloadingPoint: string | null;
-            vehiclePlateNumber: string | null;
-            productLabel: string | null;
+        /** @description A transport as shown in lists (the shared fields with references to its vehicle type and customer). */
+        TransportListItem: components["schemas"]["TransportCore"] & {
             vehicleType: components["schemas"]["VehicleTypeRef"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomerRef"] | null;
-            /** Format: date-time */
-            createdAt: string;
         };
         /** @description Pagination of a list returning `result.data` and `result.meta`. */
         PageMeta: {
@@ -5479,30 +5482,17 @@ export interface components {
             createdAt: string;
         };
         /** @description A transport with its vehicle type, customer, documents and complaint. */
-        Transport: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            /**
-             * @description Generated from a database sequence, unique, `TRP-YYYYMMDD-NNNNNN`.
-             * @example TRP-20261118-000042
-             */
-            loadingNumber: string;
+        Transport: components["schemas"]["TransportCore"] & {
             chargerFirstName: string;
             chargerLastName: string;
             chargerPhone: string | null;
             /** Format: email */
             chargerEmail: string | null;
-            loadingPoint: string;
-            unloadingPoint: string | null;
-            vehiclePlateNumber: string | null;
-            productLabel: string | null;
             productQuantity: number | null;
             /** @description Average weight of one unit of product, in kilograms. */
             averageWeight: number | null;
             averageUnitPrice: number | null;
             totalProductValue: number | null;
-            status: components["schemas"]["TransportStatus"];
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -5510,8 +5500,6 @@ export interface components {
             documents: components["schemas"]["TransportDocument"][];
             /** @description The complaint about this transport (at most one), empty when none. */
             complaints: components["schemas"]["TransportComplaintRef"][];
-            /** Format: date-time */
-            createdAt: string;
             /** Format: date-time */
             updatedAt: string;
         };
