@@ -5582,29 +5582,32 @@ export interface components {
             unloadingPoint: string | null;
             vehiclePlateNumber: string | null;
         };
+        /** @description The fields every view of a complaint shares: the list item and the detail compose this schema, so each is named and described once. */
+        ComplaintCore: {
+            id: number;
+            label: string;
+            status: components["schemas"]["ComplaintStatus"];
+            location: string | null;
+            amountPaid: number | null;
+            transport: components["schemas"]["ComplaintTransportRef"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description The complaint type as shown in complaint lists. */
         ComplaintTypeSummary: {
             id: number;
             name: string;
         };
         /** @description A complaint as shown in lists. */
-        ComplaintListItem: {
-            id: number;
+        ComplaintListItem: components["schemas"]["ComplaintCore"] & {
             /** Format: uuid */
             publicId: string;
-            label: string;
-            status: components["schemas"]["ComplaintStatus"];
-            location: string | null;
-            amountPaid: number | null;
             /** @description Minutes. */
             timeLost: number | null;
-            transport: components["schemas"]["ComplaintTransportRef"];
             /** @description The complaint type, null when none was chosen. */
             complaintType: components["schemas"]["ComplaintTypeSummary"] | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description Pagination of the complaint list, with links to the neighbouring pages. */
         ComplaintPageMeta: components["schemas"]["PageMeta"] & {
@@ -5679,31 +5682,21 @@ export interface components {
             filename: string;
         };
         /** @description A complaint with its transport, customer, type and attachments. */
-        Complaint: {
-            id: number;
+        Complaint: components["schemas"]["ComplaintCore"] & {
             /**
              * Format: uuid
              * @description Public identifier, safe to show to customers.
              */
             publicId: string;
-            label: string;
             description: string | null;
-            status: components["schemas"]["ComplaintStatus"];
-            location: string | null;
-            amountPaid: number | null;
             /** @description Time lost, in minutes. */
             timeLost: number | null;
-            transport: components["schemas"]["ComplaintTransportRef"];
             /** @description The customer, null when the complaint has none. */
             customer: components["schemas"]["ComplaintCustomerRef"] | null;
             /** @description The complaint type, null when none was chosen. */
             complaintType: components["schemas"]["ComplaintTypeRef"] | null;
             /** @description Attached files, oldest first. */
             attachments: components["schemas"]["ComplaintAttachment"][];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
@@ -5755,12 +5748,6 @@ export interface components {
          * @enum {string}
          */
         ForumTopicStatus: "ACTIVE" | "CLOSED" | "ARCHIVED";
-        /** @description The category of a forum topic. */
-        ForumCategoryRef: {
-            id: number;
-            name: string;
-            description: string;
-        };
         /** @description A tag as shown on forum topics, announcements and tutorials. */
         TagRef: {
             id: number;
@@ -5780,6 +5767,28 @@ export interface components {
             /** @description URL of the author's picture, null when none is set. */
             avatar: string | null;
         };
+        /** @description The fields every view of a forum topic shares: the list item and the detail compose this schema, so each is named and described once. */
+        ForumTopicCore: {
+            id: number;
+            /** @description Stable public identifier (UUID). */
+            publicId: string;
+            title: string;
+            content: string;
+            status: components["schemas"]["ForumTopicStatus"];
+            likesCount: number;
+            tags: components["schemas"]["TagRef"][];
+            author: components["schemas"]["ForumAuthor"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The category of a forum topic. */
+        ForumCategoryRef: {
+            id: number;
+            name: string;
+            description: string;
+        };
         /** @description The name of the author of a topic's last message. */
         ForumAuthorName: {
             firstName: string;
@@ -5795,26 +5804,13 @@ export interface components {
             createdAt: string;
         };
         /** @description A forum topic as listed, with its most recent message instead of the message tree. */
-        ForumTopicListItem: {
-            id: number;
-            /** @description Stable public identifier (UUID). */
-            publicId: string;
-            title: string;
+        ForumTopicListItem: components["schemas"]["ForumTopicCore"] & {
             description: string;
-            content: string;
-            status: components["schemas"]["ForumTopicStatus"];
             viewsCount: number;
             messagesCount: number;
-            likesCount: number;
             category: components["schemas"]["ForumCategoryRef"] | null;
-            tags: components["schemas"]["TagRef"][];
-            author: components["schemas"]["ForumAuthor"];
             /** @description The most recent visible message, null when there is none. */
             lastMessage: components["schemas"]["ForumLastMessage"] | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description A new forum topic. Its content becomes the topic's main message. */
         ForumTopicCreate: {
@@ -5829,24 +5825,15 @@ export interface components {
             tagIds?: number[];
         };
         /** @description A forum topic. Its `content` is also the content of its main message (the first message of the thread, `isMainMessage: true`), which is why a new topic has `messagesCount` 1. */
-        ForumTopic: {
-            id: number;
-            /** @description Stable public identifier (UUID). */
-            publicId: string;
-            title: string;
+        ForumTopic: components["schemas"]["ForumTopicCore"] & {
             /** @description Short description; an empty string when none was given. */
             description: string;
-            content: string;
-            status: components["schemas"]["ForumTopicStatus"];
             /** @description Number of times the topic detail was read. */
             viewsCount: number;
             /** @description Visible messages of the topic, the main message included. */
             messagesCount: number;
-            likesCount: number;
             /** @description The topic's category, null when it has none. */
             category: components["schemas"]["ForumCategoryRef"] | null;
-            tags: components["schemas"]["TagRef"][];
-            author: components["schemas"]["ForumAuthor"];
             /** @description Whether the caller likes the topic. */
             userLiked: boolean;
             /** @description Whether the caller follows the topic. */
@@ -5856,10 +5843,6 @@ export interface components {
              * @description Creation time of the most recent message (the main message for a new topic).
              */
             lastMessageAt: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description The topic a message belongs to. */
         ForumMessageTopicRef: {
@@ -6090,8 +6073,8 @@ export interface components {
             /** @description URL of the author's picture, null when none is set. */
             avatar: string | null;
         };
-        /** @description An announcement as listed to a user. */
-        AnnouncementListItem: {
+        /** @description The fields every view of a announcement shares: the list item and the detail compose this schema, so each is named and described once. */
+        AnnouncementCore: {
             id: number;
             /** Format: uuid */
             publicId: string;
@@ -6105,6 +6088,14 @@ export interface components {
             featuredImage: components["schemas"]["MediaImage"] | null;
             tags: components["schemas"]["TagRef"][];
             author: components["schemas"]["AnnouncementAuthor"];
+            /**
+             * Format: date-time
+             * @description Null when the announcement does not expire.
+             */
+            expiresAt: string | null;
+        };
+        /** @description An announcement as listed to a user. */
+        AnnouncementListItem: components["schemas"]["AnnouncementCore"] & {
             viewsCount: number;
             likesCount: number;
             /** @description True when the caller has read the announcement (computed per caller, never cached). */
@@ -6113,11 +6104,6 @@ export interface components {
             userLiked: boolean;
             /** Format: date-time */
             publishedAt: string;
-            /**
-             * Format: date-time
-             * @description Null when the announcement does not expire.
-             */
-            expiresAt: string | null;
         };
         /** @description A file attached to an announcement or a tutorial. */
         Attachment: {
@@ -6299,8 +6285,8 @@ export interface components {
             /** @description Mean total time spent (seconds) by the users who completed it; null while nobody completed it. */
             averageCompletionTime: number | null;
         };
-        /** @description A tutorial as listed to a user, with the caller's completion state. */
-        TutorialListItem: {
+        /** @description The fields every view of a tutorial shares: the list item and the detail compose this schema, so each is named and described once. */
+        TutorialCore: {
             id: number;
             /** Format: uuid */
             publicId: string;
@@ -6312,11 +6298,18 @@ export interface components {
             /** @description Minutes. */
             estimatedTime: number;
             category: components["schemas"]["CategoryRef"];
-            /** @description Null when the tutorial has no thumbnail. */
-            thumbnail: components["schemas"]["MediaImage"] | null;
             tags: components["schemas"]["TagRef"][];
             author: components["schemas"]["TutorialAuthor"];
             statistics: components["schemas"]["TutorialStatistics"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A tutorial as listed to a user, with the caller's completion state. */
+        TutorialListItem: components["schemas"]["TutorialCore"] & {
+            /** @description Null when the tutorial has no thumbnail. */
+            thumbnail: components["schemas"]["MediaImage"] | null;
             /** @description True when the caller has completed the tutorial. */
             isCompleted: boolean;
             /**
@@ -6324,10 +6317,6 @@ export interface components {
              * @description When the caller last opened the tutorial or reported progress; null if never.
              */
             lastViewedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description A subtitle track of a tutorial video. */
         TutorialSubtitle: {
@@ -7649,23 +7638,10 @@ export interface components {
             status?: "DRAFT" | "PUBLISHED";
         };
         /** @description An announcement as administrators see it (every status, no per-user fields). */
-        Announcement: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            title: string;
-            /** @description Null when the announcement has no summary. */
-            summary: string | null;
+        Announcement: components["schemas"]["AnnouncementCore"] & {
             /** @description Markdown-style text. */
             content: string;
-            status: components["schemas"]["AnnouncementStatus"];
-            priority: components["schemas"]["AnnouncementPriority"];
-            category: components["schemas"]["CategoryRef"];
-            /** @description Null when the announcement has no featured image. */
-            featuredImage: components["schemas"]["MediaImage"] | null;
             attachments: components["schemas"]["Attachment"][];
-            tags: components["schemas"]["TagRef"][];
-            author: components["schemas"]["AnnouncementAuthor"];
             targeting: components["schemas"]["AnnouncementTargeting"];
             statistics: components["schemas"]["AnnouncementStatistics"];
             /** @description Same value as `statistics.viewsCount`. */
@@ -7677,11 +7653,6 @@ export interface components {
              * @description Time of the last publication; null while the announcement has never been published.
              */
             publishedAt: string | null;
-            /**
-             * Format: date-time
-             * @description Null when the announcement does not expire.
-             */
-            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -7815,35 +7786,17 @@ export interface components {
             status: components["schemas"]["TutorialStatus"];
         };
         /** @description A tutorial as administrators see it (every status, no per-user fields). */
-        Tutorial: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            title: string;
-            description: string;
-            summary: string | null;
+        Tutorial: components["schemas"]["TutorialCore"] & {
             /** @description Markdown-style text. */
             content: string;
-            difficulty: components["schemas"]["TutorialDifficulty"];
-            duration: components["schemas"]["TutorialDuration"];
-            /** @description Minutes. */
-            estimatedTime: number;
             status: components["schemas"]["TutorialStatus"];
-            category: components["schemas"]["CategoryRef"];
             thumbnail: components["schemas"]["MediaImage"] | null;
             video: components["schemas"]["TutorialVideo"] | null;
             attachments: components["schemas"]["Attachment"][];
             /** @description In reading order. */
             chapters: components["schemas"]["TutorialChapter"][];
-            tags: components["schemas"]["TagRef"][];
             /** @description Direct prerequisites, whatever their status. */
             prerequisites: components["schemas"]["TutorialPrerequisiteRef"][];
-            author: components["schemas"]["TutorialAuthor"];
-            statistics: components["schemas"]["TutorialStatistics"];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description Changes to a tutorial; only the fields given are changed, at least one is required. `chapters`, `tagIds`, `attachments` and `prerequisiteIds` replace the previous value as a whole. */
         TutorialUpdate: {
