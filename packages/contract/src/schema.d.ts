@@ -7915,6 +7915,8 @@ export interface components {
         CountryId: number;
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
         Limit50: number;
+        /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+        IsActive: boolean;
     };
     requestBodies: never;
     headers: never;
@@ -13818,8 +13820,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Only categories of this scope. */
                 scope?: components["schemas"]["CategoryScope"];
-                /** @description Only active (true) or inactive (false) categories. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
@@ -14088,8 +14090,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (`true`) or only inactive (`false`) complaint types. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
@@ -14352,8 +14354,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (true) or inactive (false) roles. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
@@ -14671,8 +14673,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only active (true) or inactive (false) tags. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
@@ -14941,8 +14943,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (true) or only inactive (false) vehicle types. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
                 /** @description Only vehicle types of this category. */
                 category?: components["schemas"]["VehicleTypeCategory"];
             };
@@ -15207,8 +15209,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (true) or inactive (false) countries. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
@@ -15521,8 +15523,8 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description Filter by country. */
                 countryId?: components["parameters"]["CountryId"];
-                /** @description Only active (true) or inactive (false) states. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
