@@ -5745,6 +5745,24 @@ export interface components {
          * @enum {string}
          */
         TransportStatus: "PENDING" | "VALIDATED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "ON_HOLD" | "ARCHIVED";
+        /** @description The fields every view of a transport shares (list item, detail, administration views): each one composes this schema, so a field is named and described once. */
+        TransportCore: {
+            id: number;
+            /** Format: uuid */
+            publicId: string;
+            /**
+             * @description Generated from a database sequence, unique, `TRP-YYYYMMDD-NNNNNN`.
+             * @example TRP-20261118-000042
+             */
+            loadingNumber: string;
+            status: components["schemas"]["TransportStatus"];
+            loadingPoint: string;
+            unloadingPoint: string | null;
+            vehiclePlateNumber: string | null;
+            productLabel: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description A vehicle type as shown in transport list items. */
         VehicleTypeRef: {
             id: number;
@@ -5756,26 +5774,11 @@ export interface components {
             firstName: string;
             lastName: string;
         };
-        /** @description A transport as shown in lists (a reduced set of the detail's fields). */
-        TransportListItem: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            /**
-             * @description Generated, unique, `TRP-YYYYMMDD-NNNNNN`.
-             * @example TRP-20261118-000042
-             */
-            loadingNumber: string;
-            status: components["schemas"]["TransportStatus"];
-            loadingPoint: string;
-            unloadingPoint: string | null;
-            vehiclePlateNumber: string | null;
-            productLabel: string | null;
+        /** @description A transport as shown in lists (the shared fields with references to its vehicle type and customer). */
+        TransportListItem: components["schemas"]["TransportCore"] & {
             vehicleType: components["schemas"]["VehicleTypeRef"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomerRef"] | null;
-            /** Format: date-time */
-            createdAt: string;
         };
         /** @description Pagination of a list returning `result.data` and `result.meta`. */
         PageMeta: {
@@ -5874,30 +5877,17 @@ export interface components {
             createdAt: string;
         };
         /** @description A transport with its vehicle type, customer, documents and complaint. */
-        Transport: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            /**
-             * @description Generated from a database sequence, unique, `TRP-YYYYMMDD-NNNNNN`.
-             * @example TRP-20261118-000042
-             */
-            loadingNumber: string;
+        Transport: components["schemas"]["TransportCore"] & {
             chargerFirstName: string;
             chargerLastName: string;
             chargerPhone: string | null;
             /** Format: email */
             chargerEmail: string | null;
-            loadingPoint: string;
-            unloadingPoint: string | null;
-            vehiclePlateNumber: string | null;
-            productLabel: string | null;
             productQuantity: number | null;
             /** @description Average weight of one unit of product, in kilograms. */
             averageWeight: number | null;
             averageUnitPrice: number | null;
             totalProductValue: number | null;
-            status: components["schemas"]["TransportStatus"];
             /**
              * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
              * @enum {integer}
@@ -5910,8 +5900,6 @@ export interface components {
             documents: components["schemas"]["TransportDocument"][];
             /** @description The complaint about this transport (at most one), empty when none. */
             complaints: components["schemas"]["TransportComplaintRef"][];
-            /** Format: date-time */
-            createdAt: string;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -5994,29 +5982,32 @@ export interface components {
             unloadingPoint: string | null;
             vehiclePlateNumber: string | null;
         };
+        /** @description The fields every view of a complaint shares: the list item and the detail compose this schema, so each is named and described once. */
+        ComplaintCore: {
+            id: number;
+            label: string;
+            status: components["schemas"]["ComplaintStatus"];
+            location: string | null;
+            amountPaid: number | null;
+            transport: components["schemas"]["ComplaintTransportRef"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description The complaint type as shown in complaint lists. */
         ComplaintTypeSummary: {
             id: number;
             name: string;
         };
         /** @description A complaint as shown in lists. */
-        ComplaintListItem: {
-            id: number;
+        ComplaintListItem: components["schemas"]["ComplaintCore"] & {
             /** Format: uuid */
             publicId: string;
-            label: string;
-            status: components["schemas"]["ComplaintStatus"];
-            location: string | null;
-            amountPaid: number | null;
             /** @description Minutes. */
             timeLost: number | null;
-            transport: components["schemas"]["ComplaintTransportRef"];
             /** @description The complaint type, null when none was chosen. */
             complaintType: components["schemas"]["ComplaintTypeSummary"] | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description Pagination of the complaint list, with links to the neighbouring pages. */
         ComplaintPageMeta: components["schemas"]["PageMeta"] & {
@@ -6091,31 +6082,21 @@ export interface components {
             filename: string;
         };
         /** @description A complaint with its transport, customer, type and attachments. */
-        Complaint: {
-            id: number;
+        Complaint: components["schemas"]["ComplaintCore"] & {
             /**
              * Format: uuid
              * @description Public identifier, safe to show to customers.
              */
             publicId: string;
-            label: string;
             description: string | null;
-            status: components["schemas"]["ComplaintStatus"];
-            location: string | null;
-            amountPaid: number | null;
             /** @description Time lost, in minutes. */
             timeLost: number | null;
-            transport: components["schemas"]["ComplaintTransportRef"];
             /** @description The customer, null when the complaint has none. */
             customer: components["schemas"]["ComplaintCustomerRef"] | null;
             /** @description The complaint type, null when none was chosen. */
             complaintType: components["schemas"]["ComplaintTypeRef"] | null;
             /** @description Attached files, oldest first. */
             attachments: components["schemas"]["ComplaintAttachment"][];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
@@ -6183,12 +6164,6 @@ export interface components {
          * @enum {string}
          */
         ForumTopicStatus: "ACTIVE" | "CLOSED" | "ARCHIVED";
-        /** @description The category of a forum topic. */
-        ForumCategoryRef: {
-            id: number;
-            name: string;
-            description: string;
-        };
         /** @description A tag as shown on forum topics, announcements and tutorials. */
         TagRef: {
             id: number;
@@ -6208,6 +6183,28 @@ export interface components {
             /** @description URL of the author's picture, null when none is set. */
             avatar: string | null;
         };
+        /** @description The fields every view of a forum topic shares: the list item and the detail compose this schema, so each is named and described once. */
+        ForumTopicCore: {
+            id: number;
+            /** @description Stable public identifier (UUID). */
+            publicId: string;
+            title: string;
+            content: string;
+            status: components["schemas"]["ForumTopicStatus"];
+            likesCount: number;
+            tags: components["schemas"]["TagRef"][];
+            author: components["schemas"]["ForumAuthor"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The category of a forum topic. */
+        ForumCategoryRef: {
+            id: number;
+            name: string;
+            description: string;
+        };
         /** @description The name of the author of a topic's last message. */
         ForumAuthorName: {
             firstName: string;
@@ -6223,26 +6220,13 @@ export interface components {
             createdAt: string;
         };
         /** @description A forum topic as listed, with its most recent message instead of the message tree. */
-        ForumTopicListItem: {
-            id: number;
-            /** @description Stable public identifier (UUID). */
-            publicId: string;
-            title: string;
+        ForumTopicListItem: components["schemas"]["ForumTopicCore"] & {
             description: string;
-            content: string;
-            status: components["schemas"]["ForumTopicStatus"];
             viewsCount: number;
             messagesCount: number;
-            likesCount: number;
             category: components["schemas"]["ForumCategoryRef"] | null;
-            tags: components["schemas"]["TagRef"][];
-            author: components["schemas"]["ForumAuthor"];
             /** @description The most recent visible message, null when there is none. */
             lastMessage: components["schemas"]["ForumLastMessage"] | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description A new forum topic. Its content becomes the topic's main message. */
         ForumTopicCreate: {
@@ -6257,24 +6241,15 @@ export interface components {
             tagIds?: number[];
         };
         /** @description A forum topic. Its `content` is also the content of its main message (the first message of the thread, `isMainMessage: true`), which is why a new topic has `messagesCount` 1. */
-        ForumTopic: {
-            id: number;
-            /** @description Stable public identifier (UUID). */
-            publicId: string;
-            title: string;
+        ForumTopic: components["schemas"]["ForumTopicCore"] & {
             /** @description Short description; an empty string when none was given. */
             description: string;
-            content: string;
-            status: components["schemas"]["ForumTopicStatus"];
             /** @description Reads of the topic detail, counted once per user per day (UTC): a user's repeated reads on one day count once, so reloading cannot inflate the counter (the same rule for announcements, forum topics and tutorials). */
             viewsCount: number;
             /** @description Visible messages of the topic, the main message included. */
             messagesCount: number;
-            likesCount: number;
             /** @description The topic's category, null when it has none. */
             category: components["schemas"]["ForumCategoryRef"] | null;
-            tags: components["schemas"]["TagRef"][];
-            author: components["schemas"]["ForumAuthor"];
             /** @description Whether the caller likes the topic. */
             userLiked: boolean;
             /** @description Whether the caller follows the topic. */
@@ -6284,10 +6259,6 @@ export interface components {
              * @description Creation time of the most recent message (the main message for a new topic).
              */
             lastMessageAt: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description The topic a message belongs to. */
         ForumMessageTopicRef: {
@@ -6518,8 +6489,8 @@ export interface components {
             /** @description URL of the author's picture, null when none is set. */
             avatar: string | null;
         };
-        /** @description An announcement as listed to a user. */
-        AnnouncementListItem: {
+        /** @description The fields every view of a announcement shares: the list item and the detail compose this schema, so each is named and described once. */
+        AnnouncementCore: {
             id: number;
             /** Format: uuid */
             publicId: string;
@@ -6533,6 +6504,14 @@ export interface components {
             featuredImage: components["schemas"]["MediaImage"] | null;
             tags: components["schemas"]["TagRef"][];
             author: components["schemas"]["AnnouncementAuthor"];
+            /**
+             * Format: date-time
+             * @description Null when the announcement does not expire.
+             */
+            expiresAt: string | null;
+        };
+        /** @description An announcement as listed to a user. */
+        AnnouncementListItem: components["schemas"]["AnnouncementCore"] & {
             viewsCount: number;
             likesCount: number;
             /** @description True when the caller has read the announcement (computed per caller, never cached). */
@@ -6541,11 +6520,6 @@ export interface components {
             userLiked: boolean;
             /** Format: date-time */
             publishedAt: string;
-            /**
-             * Format: date-time
-             * @description Null when the announcement does not expire.
-             */
-            expiresAt: string | null;
         };
         /** @description A file attached to an announcement or a tutorial. */
         Attachment: {
@@ -6723,8 +6697,8 @@ export interface components {
             /** @description Mean total time spent (seconds) by the users who completed it; null while nobody completed it. */
             averageCompletionTime: number | null;
         };
-        /** @description A tutorial as listed to a user, with the caller's completion state. */
-        TutorialListItem: {
+        /** @description The fields every view of a tutorial shares: the list item and the detail compose this schema, so each is named and described once. */
+        TutorialCore: {
             id: number;
             /** Format: uuid */
             publicId: string;
@@ -6736,11 +6710,18 @@ export interface components {
             /** @description Minutes. */
             estimatedTime: number;
             category: components["schemas"]["CategoryRef"];
-            /** @description Null when the tutorial has no thumbnail. */
-            thumbnail: components["schemas"]["MediaImage"] | null;
             tags: components["schemas"]["TagRef"][];
             author: components["schemas"]["TutorialAuthor"];
             statistics: components["schemas"]["TutorialStatistics"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A tutorial as listed to a user, with the caller's completion state. */
+        TutorialListItem: components["schemas"]["TutorialCore"] & {
+            /** @description Null when the tutorial has no thumbnail. */
+            thumbnail: components["schemas"]["MediaImage"] | null;
             /** @description True when the caller has completed the tutorial. */
             isCompleted: boolean;
             /**
@@ -6748,10 +6729,6 @@ export interface components {
              * @description When the caller last opened the tutorial or reported progress; null if never.
              */
             lastViewedAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description A subtitle track of a tutorial video. */
         TutorialSubtitle: {
@@ -7497,7 +7474,7 @@ export interface components {
                 awaitingLevel1: number;
                 /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
                 awaitingLevel2: number;
-                /** @description Sum of the transports' total product values. */
+                /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
                 totalProductValue: number;
             };
             complaints: {
@@ -8147,23 +8124,10 @@ export interface components {
             status?: "DRAFT" | "PUBLISHED";
         };
         /** @description An announcement as administrators see it (every status, no per-user fields). */
-        Announcement: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            title: string;
-            /** @description Null when the announcement has no summary. */
-            summary: string | null;
+        Announcement: components["schemas"]["AnnouncementCore"] & {
             /** @description Markdown-style text. */
             content: string;
-            status: components["schemas"]["AnnouncementStatus"];
-            priority: components["schemas"]["AnnouncementPriority"];
-            category: components["schemas"]["CategoryRef"];
-            /** @description Null when the announcement has no featured image. */
-            featuredImage: components["schemas"]["MediaImage"] | null;
             attachments: components["schemas"]["Attachment"][];
-            tags: components["schemas"]["TagRef"][];
-            author: components["schemas"]["AnnouncementAuthor"];
             targeting: components["schemas"]["AnnouncementTargeting"];
             statistics: components["schemas"]["AnnouncementStatistics"];
             /** @description Same value as `statistics.viewsCount`. */
@@ -8175,11 +8139,6 @@ export interface components {
              * @description Time of the last publication; null while the announcement has never been published.
              */
             publishedAt: string | null;
-            /**
-             * Format: date-time
-             * @description Null when the announcement does not expire.
-             */
-            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -8313,35 +8272,17 @@ export interface components {
             status: components["schemas"]["TutorialStatus"];
         };
         /** @description A tutorial as administrators see it (every status, no per-user fields). */
-        Tutorial: {
-            id: number;
-            /** Format: uuid */
-            publicId: string;
-            title: string;
-            description: string;
-            summary: string | null;
+        Tutorial: components["schemas"]["TutorialCore"] & {
             /** @description Markdown-style text. */
             content: string;
-            difficulty: components["schemas"]["TutorialDifficulty"];
-            duration: components["schemas"]["TutorialDuration"];
-            /** @description Minutes. */
-            estimatedTime: number;
             status: components["schemas"]["TutorialStatus"];
-            category: components["schemas"]["CategoryRef"];
             thumbnail: components["schemas"]["MediaImage"] | null;
             video: components["schemas"]["TutorialVideo"] | null;
             attachments: components["schemas"]["Attachment"][];
             /** @description In reading order. */
             chapters: components["schemas"]["TutorialChapter"][];
-            tags: components["schemas"]["TagRef"][];
             /** @description Direct prerequisites, whatever their status. */
             prerequisites: components["schemas"]["TutorialPrerequisiteRef"][];
-            author: components["schemas"]["TutorialAuthor"];
-            statistics: components["schemas"]["TutorialStatistics"];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
         };
         /** @description Changes to a tutorial; only the fields given are changed, at least one is required. `chapters`, `tagIds`, `attachments` and `prerequisiteIds` replace the previous value as a whole. */
         TutorialUpdate: {
@@ -8473,6 +8414,8 @@ export interface components {
         Limit50: number;
         /** @description Only the notifications in this delivery status. */
         NotificationStatusFilter: "QUEUED" | "SENT" | "FAILED";
+        /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+        IsActive: boolean;
     };
     requestBodies: never;
     headers: never;
@@ -14895,8 +14838,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Only categories of this scope. */
                 scope?: components["schemas"]["CategoryScope"];
-                /** @description Only active (true) or inactive (false) categories. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
@@ -15171,8 +15114,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (`true`) or only inactive (`false`) complaint types. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
@@ -15441,8 +15384,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (true) or inactive (false) roles. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
@@ -15766,8 +15709,8 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only active (true) or inactive (false) tags. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
@@ -16042,8 +15985,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (true) or only inactive (false) vehicle types. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
                 /** @description Only vehicle types of this category. */
                 category?: components["schemas"]["VehicleTypeCategory"];
             };
@@ -16314,8 +16257,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
-                /** @description Only active (true) or inactive (false) countries. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;
@@ -16634,8 +16577,8 @@ export interface operations {
                 search?: components["parameters"]["Search"];
                 /** @description Filter by country. */
                 countryId?: components["parameters"]["CountryId"];
-                /** @description Only active (true) or inactive (false) states. */
-                isActive?: boolean;
+                /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
+                isActive?: components["parameters"]["IsActive"];
             };
             header?: never;
             path?: never;

@@ -31,6 +31,16 @@ export function listOperations(doc: OpenApiDocument = loadContract()) {
   );
 }
 
+type Schemas = components['schemas'];
+type EnumName = { [N in keyof Schemas]: Schemas[N] extends string ? N : never }[keyof Schemas];
+
+/** The values of an enum schema of the contract, in the contract's order (the one source of each enum). */
+export function enumValues<N extends EnumName>(name: N, doc: OpenApiDocument = loadContract()): Schemas[N][] {
+  const values = doc.components.schemas[name]?.enum;
+  if (!Array.isArray(values)) throw new Error(`${name} is not an enum schema of the contract`);
+  return values as Schemas[N][];
+}
+
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 export type ErrorCode = ErrorDetail['code'];
 

@@ -1,3 +1,4 @@
+import type { components } from '@transport-ops/contract';
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 
 /*
@@ -23,29 +24,34 @@ export type JsonWithDefault<T> = ColumnType<T, string | undefined, string>;
 /** bytea: Buffer with `pg`, Uint8Array with PGlite. */
 export type Bytes = Uint8Array;
 
-export type AccessLevel = 'agent' | 'team_manager' | 'supervisor' | 'admin' | 'super_admin';
-export type OrganizationType = 'COMPANY' | 'REGION' | 'TEAM';
-export type ActorRole = 'ADMIN' | 'AGENT' | 'CUSTOMER';
-export type CategoryScope = 'FORUM' | 'ANNOUNCEMENT' | 'TUTORIAL';
-export type VehicleCategory = 'HEAVY' | 'LIGHT' | 'MOTORCYCLE';
-export type TransportStatus = 'PENDING' | 'VALIDATED' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED' | 'ON_HOLD' | 'ARCHIVED';
-export type TransportAction =
-  | 'CREATE' | 'VALIDATE' | 'REJECT' | 'START' | 'FINISH' | 'REPORT_PROBLEM' | 'ARCHIVE' | 'REACTIVATE' | 'RESUME' | 'CANCEL';
-export type TransportDocumentType = 'DRIVING_LICENSE' | 'VEHICLE_REGISTRATION' | 'INSURANCE' | 'OTHER';
-export type ComplaintStatus =
-  | 'PENDING' | 'IN_PROGRESS' | 'UNDER_REVIEW' | 'RESOLVED' | 'REJECTED' | 'CLOSED' | 'REOPENED' | 'ESCALATED';
-export type HistoryActorType = 'CUSTOMER' | 'AGENT';
-export type NotificationChannel = 'EMAIL' | 'SMS';
-export type NotificationStatus = 'QUEUED' | 'SENT' | 'FAILED';
-export type TopicStatus = 'ACTIVE' | 'CLOSED' | 'ARCHIVED';
-export type VoteKind = 'LIKE' | 'DISLIKE';
-export type ReportReason = 'SPAM' | 'INAPPROPRIATE_CONTENT' | 'HARASSMENT' | 'FALSE_INFORMATION' | 'OTHER';
-export type ReportStatus = 'PENDING' | 'RESOLVED' | 'DISMISSED';
-export type AnnouncementStatus = 'DRAFT' | 'PUBLISHED' | 'ARCHIVED' | 'EXPIRED';
-export type Priority = 'HIGH' | 'MEDIUM' | 'LOW';
-export type Difficulty = 'BEGINNER' | 'INTERMEDIATE' | 'ADVANCED';
-export type TutorialDuration = 'SHORT' | 'MEDIUM' | 'LONG';
-export type TutorialStatus = 'DRAFT' | 'PUBLISHED';
+/*
+ * Enumerations come from the contract (the single source); test/db/enums.test.ts checks that every
+ * CHECK list of the migrated database holds exactly these values.
+ */
+type Schemas = components['schemas'];
+export type AccessLevel = Schemas['RoleAccessLevel'];
+export type OrganizationType = Schemas['OrganizationType'];
+export type ActorRole = Schemas['ActorRole'];
+export type CategoryScope = Schemas['CategoryScope'];
+export type VehicleCategory = Schemas['VehicleTypeCategory'];
+export type TransportStatus = Schemas['TransportStatus'];
+/** The actions of the status history: the contract's transport actions and `CREATE`. */
+export type TransportAction = Schemas['TransportHistoryAction'];
+export type TransportDocumentType = Schemas['DocumentType'];
+export type ComplaintStatus = Schemas['ComplaintStatus'];
+export type HistoryActorType = NonNullable<Schemas['ComplaintStatusHistoryEntry']['createdBy']>['type'];
+export type NotificationChannel = Schemas['ComplaintNotification']['channel'];
+/** The contract shows `QUEUED` only; the column also keeps the delivery outcomes. */
+export type NotificationStatus = Schemas['ComplaintNotification']['status'] | 'SENT' | 'FAILED';
+export type TopicStatus = Schemas['ForumTopicStatus'];
+export type VoteKind = Exclude<Schemas['ForumVoteAction'], 'REMOVE'>;
+export type ReportReason = Schemas['ForumReportReason'];
+export type ReportStatus = Schemas['ForumReportStatus'];
+export type AnnouncementStatus = Schemas['AnnouncementStatus'];
+export type Priority = Schemas['AnnouncementPriority'];
+export type Difficulty = Schemas['TutorialDifficulty'];
+export type TutorialDuration = Schemas['TutorialDuration'];
+export type TutorialStatus = Schemas['TutorialStatus'];
 
 export interface ImageJson { url: string; alt?: string; width?: number; height?: number }
 export interface AttachmentJson { id: number | string; filename: string; type: string; size: number; url: string; description?: string }

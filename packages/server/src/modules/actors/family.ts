@@ -38,6 +38,7 @@ type CreateRequest = FastifyRequest<{ Body: Schemas['ActorCreate'] }>;
 type UpdateRequest = FastifyRequest<{ Params: { id: number }; Body: Schemas['ActorUpdate'] }>;
 type BulkRequest = FastifyRequest<{ Body: Schemas['ActorBulkAction'] }>;
 
+const EMAIL_KEY = 'actors_role_lower_email_key';
 const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'An' : 'A');
 const missingContact = () =>
   new AppError('MISSING_CUSTOMER_INFO', { message: 'Provide at least an e-mail address or a phone number' }, 'Customer needs an e-mail or a phone number');
@@ -75,12 +76,14 @@ export function familyHandlers<R>(family: Family<R>) {
   const accountHasActor = (userId: number) =>
     new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'userId', value: String(userId) }, 'This user account is already linked to an actor');
 
+  const emailExists = (email: string, exceptId?: number) => {
+    const message = exceptId === undefined ? `${article(family.noun)} ${family.noun} with this e-mail already exists` : `Another ${family.noun} uses this e-mail`;
+    return new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'email', value: email }, message);
+  };
+
+  /** The index on (actor_role, lower(email)) decides under concurrency; the check gives the usual case its answer early. */
   async function checkEmail(db: Kysely<Database>, email: string, exceptId?: number): Promise<void> {
-    await repo.lockFamilyEmail(db, role, email);
-    if (await repo.emailTaken(db, role, email, exceptId)) {
-      const message = exceptId === undefined ? `${article(family.noun)} ${family.noun} with this e-mail already exists` : `Another ${family.noun} uses this e-mail`;
-      throw new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'email', value: email }, message);
-    }
+    if (await repo.emailTaken(db, role, email, exceptId)) throw emailExists(email, exceptId);
   }
 
   /** Activates or deactivates the actor and its account; deactivation ends the account's sessions. */
@@ -159,6 +162,7 @@ export function familyHandlers<R>(family: Family<R>) {
           if (body.userId !== undefined && (isUniqueViolation(error, 'actors_user_id_key') || isUniqueViolation(error, 'users_actor_id_key'))) {
             throw accountHasActor(body.userId);
           }
+          if (body.email !== undefined && isUniqueViolation(error, EMAIL_KEY)) throw emailExists(body.email);
           throw error;
         }
         return load(trx, id);
@@ -187,7 +191,9 @@ export function familyHandlers<R>(family: Family<R>) {
         if (patch.phone !== undefined) values.phone = patch.phone;
         if (patch.address !== undefined) values.address = patch.address;
         if (patch.organizationId !== undefined) values.organization_id = patch.organizationId;
-        await repo.updateActor(trx, id, values);
+        await repo.updateActor(trx, id, values).catch((error: unknown) => {
+          throw patch.email != null && isUniqueViolation(error, EMAIL_KEY) ? emailExists(patch.email, id) : error;
+        });
         return load(trx, id);
       });
       return { message: `${label} updated`, result };

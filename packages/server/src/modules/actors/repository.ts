@@ -73,15 +73,6 @@ export const lockActor = (db: Kysely<Database>, role: ActorRole, id: number) =>
     .forUpdate()
     .executeTakeFirst();
 
-/**
- * Serializes writers of one e-mail within a family until the end of the transaction: the
- * database has no unique index on (actor_role, lower(email)), so the check-then-write below
- * would otherwise let two concurrent requests both pass.
- */
-export async function lockFamilyEmail(db: Kysely<Database>, role: ActorRole, email: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`actor-email:${role}:${email.toLowerCase()}`}))`.execute(db);
-}
-
 export async function emailTaken(db: Kysely<Database>, role: ActorRole, email: string, exceptId?: number): Promise<boolean> {
   let query = db
     .selectFrom('actors')

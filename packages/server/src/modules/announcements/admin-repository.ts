@@ -1,5 +1,5 @@
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
-import type { AnnouncementStatus, AnnouncementsTable, Database, Priority } from '../../db/schema.js';
+import type { AnnouncementStatus, AnnouncementsTable, Database } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { containing } from '../../lib/text.js';
 import { selectAnnouncements } from './repository.js';

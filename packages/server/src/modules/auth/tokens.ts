@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
+import { enumValues } from '../../contract.js';
 
-/** The access levels that security requirements name. */
-export const ACCESS_LEVELS = ['agent', 'team_manager', 'supervisor', 'admin', 'super_admin'] as const;
+/** The access levels that security requirements name, lowest first (the contract's order ranks them). */
+export const ACCESS_LEVELS = enumValues('RoleAccessLevel');
 export type AccessLevel = (typeof ACCESS_LEVELS)[number];
 
 export interface TokenActor {

@@ -1,6 +1,6 @@
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { invalidateAnnouncementCaches } from '../announcements/cache.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { categoryUsage, DEFAULT_COLOR, DEFAULT_ICON, findCategory, listCategories, toCategory } from './repository.js';
 
 const categories = configListHandlers({
@@ -25,14 +25,7 @@ const categories = configListHandlers({
     color: patch.color,
     icon: patch.icon,
   }),
-  unique: [
-    {
-      constraint: 'categories_scope_lower_name_key',
-      field: 'name',
-      message: 'A category with this name already exists in this scope',
-      value: (input, current) => input.name ?? current?.name ?? '',
-    },
-  ],
+  unique: [uniqueField('categories_scope_lower_name_key', 'name', 'A category with this name already exists in this scope')],
   usage: categoryUsage,
   inUseMessage: 'Category is in use',
   // Announcement lists and details show categories; their caches must not outlive a change.

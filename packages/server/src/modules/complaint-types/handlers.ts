@@ -1,5 +1,5 @@
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { complaintTypeUsage, findComplaintType, listComplaintTypes, toAdminType } from './repository.js';
 
 const complaintTypes = configListHandlers({
@@ -12,14 +12,7 @@ const complaintTypes = configListHandlers({
   find: findComplaintType,
   toInsert: (body: Req<'createConfigComplaintType'>['body']) => ({ name: body.name, description: body.description ?? null }),
   toUpdate: (patch: Req<'updateConfigComplaintType'>['body']) => ({ name: patch.name, description: patch.description }),
-  unique: [
-    {
-      constraint: 'complaint_types_lower_name_key',
-      field: 'name',
-      message: 'A complaint type with this name already exists',
-      value: (input, current) => input.name ?? current?.name ?? '',
-    },
-  ],
+  unique: [uniqueField('complaint_types_lower_name_key', 'name', 'A complaint type with this name already exists')],
   usage: complaintTypeUsage,
   inUseMessage: 'Complaint type is in use',
 });

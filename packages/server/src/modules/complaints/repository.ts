@@ -1,5 +1,5 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
-import type { ComplaintStatus, Database } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 

@@ -1,4 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { enumValues } from '../../contract.js';
 import type { ComplaintStatus } from '../../db/schema.js';
 import { ownedBy } from '../../lib/scope.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
@@ -33,9 +34,7 @@ export const COMPLAINT_WORKFLOW = stateMachine<ComplaintStatus, ComplaintStatus,
 export const DELETABLE_BY_ADMIN: ComplaintStatus[] = ['REJECTED', 'CLOSED'];
 
 /** Every status, in the order of the contract's enum (the stats' byStatus order). */
-export const STATUSES: ComplaintStatus[] = [
-  'PENDING', 'IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'RESOLVED', 'REJECTED', 'REOPENED', 'CLOSED',
-];
+export const STATUSES: ComplaintStatus[] = enumValues('ComplaintStatus');
 
 /**
  * Complaints the caller may read on the user side (alias `c`): their ownership scope, plus, for

@@ -15,6 +15,13 @@ export interface UniqueRule<C, U, R> {
   value(input: C | U, current?: R): string;
 }
 
+type Keyed<F extends string> = { [P in F]?: unknown };
+
+/** A unique field whose colliding value is the request's, else the entry's own. */
+export function uniqueField<F extends string>(constraint: string, field: F, message: string): UniqueRule<Keyed<F>, Keyed<F>, Keyed<F>> {
+  return { constraint, field, message, value: (input, current) => String(input[field] ?? current?.[field] ?? '') };
+}
+
 /** What differs between the configuration lists (categories, tags, vehicle types, ...). */
 export interface ConfigList<T extends ConfigTable, Row, R extends { isActive: boolean }, Q, C, U> {
   table: T;
@@ -29,7 +36,7 @@ export interface ConfigList<T extends ConfigTable, Row, R extends { isActive: bo
   find(db: Db, id: number): Promise<R | undefined>;
   toInsert(body: C): Insertable<Database[T]>;
   toUpdate(patch: U): Updateable<Database[T]>;
-  unique: UniqueRule<C, U, R>[];
+  unique: UniqueRule<NoInfer<C>, NoInfer<U>, NoInfer<R>>[];
   /** Records that refer to the entry: a delete is refused while there are any. */
   usage(db: Db, id: number): Promise<number>;
   inUseMessage: string;

@@ -1,6 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
-import type { Database, ReportReason, ReportStatus } from '../../db/schema.js';
+import type { Database, ReportStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';

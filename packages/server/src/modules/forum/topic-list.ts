@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, TopicStatus } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { LastMessageJson } from './mappers.js';
 import { topicsQuery } from './topic-repository.js';

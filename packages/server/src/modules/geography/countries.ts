@@ -1,5 +1,5 @@
 import type { Req } from '../../http/handlers.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { countryUsage, findCountry, listCountries, toCountry } from './repository.js';
 
 export const countries = configListHandlers({
@@ -12,14 +12,7 @@ export const countries = configListHandlers({
   find: findCountry,
   toInsert: (body: Req<'createConfigCountry'>['body']) => ({ code: body.code, name: body.name }),
   toUpdate: (patch: Req<'updateConfigCountry'>['body']) => ({ code: patch.code, name: patch.name }),
-  unique: [
-    {
-      constraint: 'countries_code_key',
-      field: 'code',
-      message: 'A country with this code already exists',
-      value: (input, current) => input.code ?? current?.code ?? '',
-    },
-  ],
+  unique: [uniqueField('countries_code_key', 'code', 'A country with this code already exists')],
   usage: countryUsage,
   inUseMessage: 'Country is referenced by states, users, organizations or complaints',
 });

@@ -1,6 +1,6 @@
 import { notFound } from '../../http/errors.js';
 import type { Req } from '../../http/handlers.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { countryExists, findState, listStates, toState } from './repository.js';
 
 type Db = Parameters<typeof countryExists>[0];
@@ -20,14 +20,7 @@ export const states = configListHandlers({
   find: findState,
   toInsert: (body: Req<'createConfigState'>['body']) => ({ country_id: body.countryId, code: body.code, name: body.name }),
   toUpdate: (patch: Req<'updateConfigState'>['body']) => ({ country_id: patch.countryId, code: patch.code, name: patch.name }),
-  unique: [
-    {
-      constraint: 'states_country_code_key',
-      field: 'code',
-      message: 'A state with this code already exists in this country',
-      value: (input, current) => input.code ?? current?.code ?? '',
-    },
-  ],
+  unique: [uniqueField('states_country_code_key', 'code', 'A state with this code already exists in this country')],
   // No table refers to states yet; a future reference answers as the contract declares.
   usage: async () => 0,
   inUseMessage: 'State is referenced by other records',

@@ -1,6 +1,6 @@
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { findRole, holdersCount, listRoles, revokeHolderSessions, toRole } from './repository.js';
 
 const systemRole = (id: number, message: string) => new AppError('NOT_EDITABLE', { resource: 'role', id, status: 'SYSTEM' }, message);
@@ -26,14 +26,7 @@ const roles = configListHandlers({
     description: patch.description,
     access_level: patch.accessLevel,
   }),
-  unique: [
-    {
-      constraint: 'roles_code_key',
-      field: 'code',
-      message: 'A role with this code already exists',
-      value: (input, current) => input.code ?? current?.code ?? '',
-    },
-  ],
+  unique: [uniqueField('roles_code_key', 'code', 'A role with this code already exists')],
   usage: holdersCount,
   inUseMessage: 'Role is held by users',
   async checkUpdate(_trx, role, patch) {

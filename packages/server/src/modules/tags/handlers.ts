@@ -1,6 +1,6 @@
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { invalidateAnnouncementCaches } from '../announcements/cache.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { DEFAULT_COLOR, findTag, listTags, tagUsage, toTag } from './repository.js';
 
 const tags = configListHandlers({
@@ -13,14 +13,7 @@ const tags = configListHandlers({
   find: findTag,
   toInsert: (body: Req<'createConfigTag'>['body']) => ({ name: body.name, color: body.color ?? DEFAULT_COLOR, is_active: body.isActive ?? true }),
   toUpdate: (patch: Req<'updateConfigTag'>['body']) => ({ name: patch.name, color: patch.color }),
-  unique: [
-    {
-      constraint: 'tags_lower_name_key',
-      field: 'name',
-      message: 'A tag with this name already exists',
-      value: (input, current) => input.name ?? current?.name ?? '',
-    },
-  ],
+  unique: [uniqueField('tags_lower_name_key', 'name', 'A tag with this name already exists')],
   usage: tagUsage,
   inUseMessage: 'Tag is in use',
   // Announcement lists and details show tags; their caches must not outlive a change.

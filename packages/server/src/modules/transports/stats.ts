@@ -1,5 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import { sql } from 'kysely';
+import { enumValues } from '../../contract.js';
 import type { TransportStatus } from '../../db/schema.js';
 import { ownedBy } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
@@ -7,7 +8,7 @@ import type { Db } from './repository.js';
 
 type Stats = components['schemas']['TransportStats'];
 
-const STATUSES: TransportStatus[] = ['PENDING', 'VALIDATED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED', 'ON_HOLD', 'ARCHIVED'];
+const STATUSES: TransportStatus[] = enumValues('TransportStatus');
 
 /** Transport figures over the caller's scope, every one aggregated by the database. */
 export async function transportStats(db: Db, auth: AuthContext, days: number): Promise<Stats> {

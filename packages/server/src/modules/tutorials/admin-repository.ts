@@ -1,6 +1,5 @@
 import type { components } from '@transport-ops/contract';
 import { sql } from 'kysely';
-import type { Difficulty, TutorialDuration, TutorialStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';

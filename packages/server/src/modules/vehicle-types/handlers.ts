@@ -1,5 +1,5 @@
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
-import { configListHandlers } from '../config-lists/family.js';
+import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { findVehicleType, listVehicleTypes, toVehicleTypeAdmin, vehicleTypeUsage } from './repository.js';
 
 const vehicleTypes = configListHandlers({
@@ -23,14 +23,7 @@ const vehicleTypes = configListHandlers({
     max_weight: patch.maxWeight,
     category: patch.category,
   }),
-  unique: [
-    {
-      constraint: 'vehicle_types_lower_name_key',
-      field: 'name',
-      message: 'A vehicle type with this name already exists',
-      value: (input, current) => input.name ?? current?.name ?? '',
-    },
-  ],
+  unique: [uniqueField('vehicle_types_lower_name_key', 'name', 'A vehicle type with this name already exists')],
   usage: vehicleTypeUsage,
   inUseMessage: 'Vehicle type is used by transports and cannot be deleted',
 });

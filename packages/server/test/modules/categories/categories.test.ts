@@ -135,9 +135,6 @@ describe('PATCH /admin/configurations/categories/{id}', () => {
   });
 });
 
-describe('DELETE /admin/configurations/categories/{id}', () => {
-});
-
 describe('PATCH /admin/configurations/categories/{id}/status', () => {
   it('deactivates and reactivates a category, idempotently, keeping its usage', async () => {
     const row = await seeded('TUTORIAL', 'Transports');

@@ -130,8 +130,3 @@ describe('PATCH /admin/configurations/states/{id} (updateConfigState)', () => {
   });
 });
 
-describe('DELETE /admin/configurations/states/{id} (deleteConfigState)', () => {
-});
-
-describe('PATCH /admin/configurations/states/{id}/status (setConfigStateStatus)', () => {
-});
