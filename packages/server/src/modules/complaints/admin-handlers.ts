@@ -5,7 +5,6 @@ import type { AuthContext } from '../../plugins/security.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
-import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
