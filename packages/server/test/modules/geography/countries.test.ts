@@ -88,6 +88,3 @@ describe('DELETE /admin/configurations/countries/{id} (deleteConfigCountry)', ()
     expect(one.body.errors).toEqual({ code: 'RESOURCE_IN_USE', resource: 'country', id: withState.id, usageCount: 1 });
   });
 });
-
-describe('PATCH /admin/configurations/countries/{id}/status (setConfigCountryStatus)', () => {
-});

@@ -163,7 +163,8 @@ describe('POST /admin/transports/{id}/assign-customer (assignTransportCustomer)'
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ status: 'COMPLETED', customer: { id: refs.customer('Marc'), firstName: 'Marc', email: null } });
     const history = await t.db.selectFrom('transport_status_history').select('id').where('transport_id', '=', created.id).execute();
-    expect(history).toHaveLength(4);
+    // CREATE, VALIDATE (level 1), VALIDATE (level 2), START, FINISH: nothing added by the assignment.
+    expect(history).toHaveLength(5);
   });
 
   it('answers 404 CUSTOMER_NOT_FOUND for a non-customer, 404 for an absent transport, 409 when archived', async () => {
