@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_case_insensitive_names.js';
+import * as m0004 from './0004_scale.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -9,4 +10,5 @@ import * as m0002 from './0002_case_insensitive_names.js';
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_case_insensitive_names': m0002,
+  '0004_scale': m0004,
 };

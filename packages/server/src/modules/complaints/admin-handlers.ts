@@ -2,7 +2,7 @@ import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { fetchPage, linkedPageMeta } from '../../lib/paging.js';
+import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
@@ -15,7 +15,7 @@ import {
   findComplaint,
   findState,
   historyOf,
-  listQuery,
+  listPage,
   notificationsOf,
   statusOf,
 } from './repository.js';
@@ -46,8 +46,8 @@ export const adminHandlers: ModuleHandlers<
   async listAdminComplaints(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total } = await fetchPage(listQuery(req.server.db, ownedComplaints(auth), filters), page, limit);
-    return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit) } };
+    const { rows, total, extras } = await listPage(req.server.db, ownedComplaints(auth), { ...filters, page, limit });
+    return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit, extras) } };
   },
 
   async getAdminComplaintById(req) {
