@@ -3124,7 +3124,11 @@ export interface paths {
         };
         /**
          * Get complaint statistics
-         * @description Team managers, supervisors and administrators. A team manager's figures cover the complaints
+         * @description Design decision (scale): the figures are computed by the database and then reused for callers
+         *     of the same scope for at most 10 seconds, and only while no complaint has been written since
+         *     (a change counter advanced by every write); so an answer is never older than the last write.
+         *
+         *     Team managers, supervisors and administrators. A team manager's figures cover the complaints
          *     created by the users of their organization subtree; supervisors and administrators get all
          *     complaints.
          *
@@ -3357,7 +3361,11 @@ export interface paths {
         };
         /**
          * Get transport statistics
-         * @description Team managers (transports created by users of their organization subtree), supervisors and
+         * @description Design decision (scale): the figures are computed by the database and then reused for callers
+         *     of the same scope for at most 10 seconds, and only while no transport has been written since
+         *     (a change counter advanced by every write); so an answer is never older than the last write.
+         *
+         *     Team managers (transports created by users of their organization subtree), supervisors and
          *     administrators (all transports). All figures are computed by SQL aggregation in the database
          *     (`COUNT`/`SUM` with `GROUP BY`, days generated with `generate_series`), never by loading the
          *     transports:
@@ -5413,7 +5421,8 @@ export interface components {
          *     Design decision (lists at scale): `total` is counted on the filtered base table only (no joins)
          *     and is exact up to 10,000 matching rows; beyond that threshold it is the database planner's
          *     estimate (at least 10,001) and `total_is_exact` is false, so a count never costs more than
-         *     reading 10,001 index entries. Lists that support keyset paging (transports, complaints, forum
+         *     reading 10,001 index entries. When the planner expects more than 50,000 matches, the estimate is
+         *     answered without counting at all. Lists that support keyset paging (transports, complaints, forum
          *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
          *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
          */

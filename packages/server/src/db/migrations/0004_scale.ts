@@ -5,6 +5,7 @@ import { type Kysely, sql } from 'kysely';
  * - trigram GIN indexes (pg_trgm, loaded by PGlite as well) behind every `ILIKE '%term%'` search;
  * - one btree per allowed sort key ending in `id`, so that keyset pages (`(key, id) < (…)`) and
  *   the first pages of every sort are an index range read, never a sort of the whole table.
+ * - a change counter per table behind the statistics caches.
  * Frozen in time: never import application code here.
  */
 const TRGM: Array<[string, string]> = [
@@ -47,6 +48,10 @@ const SORTS: Array<[string, string, string]> = [
   ['users_organization_id_id_idx', 'users', 'organization_id, id'],
 ];
 
+// Statistics caches compare a change counter per table: a sequence (never a locked row, so writers
+// never wait on each other) advanced once per writing statement by a statement-level trigger.
+const COUNTED = ['transports', 'complaints'];
+
 const trgmName = (table: string, column: string) => `${table}_${column}_trgm_idx`;
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -57,9 +62,23 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const [name, table, columns] of SORTS) {
     await sql.raw(`create index ${name} on ${table} (${columns})`).execute(db);
   }
+  await sql`create function bump_change_counter() returns trigger language plpgsql as $$
+    begin perform nextval(tg_table_name || '_change_seq'); return null; end $$`.execute(db);
+  for (const table of COUNTED) {
+    await sql.raw(`create sequence ${table}_change_seq`).execute(db);
+    await sql
+      .raw(`create trigger ${table}_change_counter after insert or update or delete or truncate on ${table}
+        for each statement execute function bump_change_counter()`)
+      .execute(db);
+  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  for (const table of COUNTED) {
+    await sql.raw(`drop trigger if exists ${table}_change_counter on ${table}`).execute(db);
+    await sql.raw(`drop sequence if exists ${table}_change_seq`).execute(db);
+  }
+  await sql`drop function if exists bump_change_counter()`.execute(db);
   for (const [name] of SORTS) await sql`drop index if exists ${sql.id(name)}`.execute(db);
   for (const [table, column] of TRGM) await sql`drop index if exists ${sql.id(trgmName(table, column))}`.execute(db);
 }
