@@ -90,19 +90,25 @@ export interface KeysetRequest<Row> {
   idOf: (row: Row) => number;
 }
 
+const countedRows = (base: AnyQuery) => base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
+
+/** The count of `base`'s rows, reading at most COUNT_CAP + 1 of them. */
+export const cappedCount = (base: AnyQuery) =>
+  sql<{ n: number }>`select count(*)::int as n from (${countedRows(base).limit(COUNT_CAP + 1)}) s`;
+
 /**
  * The number of rows of `base` (only the table and its filters: no joins, no order): exact up to
  * COUNT_CAP, else the planner's estimate (at least COUNT_CAP + 1). The estimate comes first and
  * costs only planning: when it is far beyond the cap, no row is read at all.
  */
 export async function countCapped(db: Kysely<any>, base: AnyQuery): Promise<{ total: number; exact: boolean }> {
-  const rows = base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
+  const rows = countedRows(base);
   const plan = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) ${rows}`.execute(db);
   const raw = plan.rows[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>;
   const estimate = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
   if (estimate > ESTIMATE_ONLY_ABOVE) return { total: estimate, exact: false };
-  const counted = await sql<{ n: number }>`select count(*)::int as n from (${rows.limit(COUNT_CAP + 1)}) s`.execute(db);
+  const counted = await cappedCount(base).execute(db);
   const n = Number(counted.rows[0]?.n ?? 0);
   if (n <= COUNT_CAP) return { total: n, exact: true };
   return { total: Math.max(COUNT_CAP + 1, estimate), exact: false };
@@ -128,21 +134,14 @@ function decodeCursor(cursor: string, signature: string, keyCount: number): stri
 const encodeCursor = (signature: string, values: string[]) =>
   Buffer.from(JSON.stringify({ s: signature, k: values }), 'utf8').toString('base64url');
 
-/**
- * One page of `base` (the filtered base table, no joins) in the order of `keys`: the ids of the
- * page first (an index range read, by offset up to MAX_OFFSET or after a keyset `cursor`), then
- * `load` fetches their full rows, and the total is counted on `base` alone (countCapped).
- */
-export async function fetchKeysetPage<Row>(
-  db: Kysely<any>,
-  base: AnyQuery,
-  r: KeysetRequest<Row>,
-): Promise<{ rows: Row[]; total: number; extras: PageExtras }> {
-  const signature = `${r.keys.map((k) => k.column).join(',')}:${r.direction}`;
+const keysetSignature = (keys: SortKey[], direction: string) => `${keys.map((k) => k.column).join(',')}:${direction}`;
+
+/** The query of one page's sort keys (as text) and ids: after the cursor, or at the page's offset. */
+export function keysetIdsQuery(base: AnyQuery, r: Omit<KeysetRequest<unknown>, 'load' | 'idOf'>): AnyQuery {
   const refs = r.keys.map((k) => sql.ref(k.column));
   let page = base;
   if (r.cursor !== undefined) {
-    const values = decodeCursor(r.cursor, signature, r.keys.length);
+    const values = decodeCursor(r.cursor, keysetSignature(r.keys, r.direction), r.keys.length);
     const after = sql.join(values.map((v, i) => sql`cast(${v} as ${sql.raw(r.keys[i]!.type)})`));
     page = page.where(sql<boolean>`(${sql.join(refs)}) ${sql.raw(r.direction === 'desc' ? '<' : '>')} (${after})`);
   } else if ((r.page - 1) * r.limit >= MAX_OFFSET) {
@@ -154,7 +153,21 @@ export async function fetchKeysetPage<Row>(
   for (const ref of refs) page = page.orderBy(ref, r.direction);
   page = page.limit(r.limit);
   if (r.cursor === undefined && r.page > 1) page = page.offset((r.page - 1) * r.limit);
+  return page;
+}
 
+/**
+ * One page of `base` (the filtered base table, no joins) in the order of `keys`: the ids of the
+ * page first (an index range read, by offset up to MAX_OFFSET or after a keyset `cursor`), then
+ * `load` fetches their full rows, and the total is counted on `base` alone (countCapped).
+ */
+export async function fetchKeysetPage<Row>(
+  db: Kysely<any>,
+  base: AnyQuery,
+  r: KeysetRequest<Row>,
+): Promise<{ rows: Row[]; total: number; extras: PageExtras }> {
+  const page = keysetIdsQuery(base, r);
+  const signature = keysetSignature(r.keys, r.direction);
   const [keyRows, counted] = await Promise.all([page.execute() as Promise<Record<string, string>[]>, countCapped(db, base)]);
   const last = r.keys.length - 1;
   const ids = keyRows.map((k) => Number(k[`k${last}`]));

@@ -27,7 +27,7 @@ const SORT_KEYS: Record<TopicFilters['sortBy'], SortKey[]> = {
 };
 
 /** The visible topics that pass the filters: the base table only. */
-function topicBase(db: Kysely<Database>, f: TopicFilters) {
+export function topicBase(db: Kysely<Database>, f: TopicFilters) {
   return db
     .selectFrom('forum_topics as t')
     .where('t.is_hidden', '=', false)
