@@ -265,6 +265,11 @@ export interface paths {
          *
          *     Sorted by `sortBy` (`createdAt` by default) in `sortOrder` (`DESC` by default), then by id.
          *
+         *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
+         *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
+         *     counted on the filtered transports alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     filters and `search` are served by trigram indexes.
+         *
          *     Errors: 400 for an invalid parameter (for example `limit` above 100).
          */
         get: operations["listTransports"];
@@ -475,6 +480,11 @@ export interface paths {
          *     Filters combine with AND. `startAtFrom` and `startAtTo` bound `createdAt` (inclusive). `label`
          *     is a case-insensitive substring search in the label. Results are paged; `meta` also gives
          *     `next_page` and `previous_page` (null at either end).
+         *
+         *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
+         *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
+         *     counted on the filtered complaints alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 for an invalid parameter (list of strings).
          *
@@ -829,7 +839,12 @@ export interface paths {
          *
          *     Sorting: `sortBy` `recent` (default; by latest activity, `lastMessageAt`), `popularity` (by
          *     `likesCount`, then `viewsCount`) or `messages_count` (by `messagesCount`); `sortOrder` defaults to
-         *     `DESC`; ties are broken by id, newest first. Paging: `limit` defaults to 10, at most 50.
+         *     `DESC`; ties are broken by id in the same order. Paging: `limit` defaults to 10, at most 50.
+         *
+         *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
+         *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
+         *     counted on the filtered topics alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 429 `RATE_LIMITED`, 500.
          */
@@ -3064,6 +3079,11 @@ export interface paths {
          *     case-insensitive substring search in the label, description and location. `meta` gives
          *     `next_page` and `previous_page` (null at either end).
          *
+         *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
+         *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
+         *     counted on the filtered complaints alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     filters and `search` are served by trigram indexes.
+         *
          *     Errors: 400 for an invalid parameter.
          */
         get: operations["listAdminComplaints"];
@@ -3429,7 +3449,11 @@ export interface paths {
         };
         /**
          * Get complaint statistics
-         * @description Team managers, supervisors and administrators. A team manager's figures cover the complaints
+         * @description Design decision (scale): the figures are computed by the database and then reused for callers
+         *     of the same scope for at most 10 seconds, and only while no complaint has been written since
+         *     (a change counter advanced by every write); so an answer is never older than the last write.
+         *
+         *     Team managers, supervisors and administrators. A team manager's figures cover the complaints
          *     created by the users of their organization subtree; supervisors and administrators get all
          *     complaints.
          *
@@ -3481,6 +3505,11 @@ export interface paths {
          *       the loading point and the unloading point.
          *
          *     Sorted by `sortBy` (`createdAt` by default) in `sortOrder` (`DESC` by default), then by id.
+         *
+         *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
+         *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
+         *     counted on the filtered transports alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 for an invalid parameter (for example `limit` above 100).
          */
@@ -3674,7 +3703,11 @@ export interface paths {
         };
         /**
          * Get transport statistics
-         * @description Team managers (transports created by users of their organization subtree), supervisors and
+         * @description Design decision (scale): the figures are computed by the database and then reused for callers
+         *     of the same scope for at most 10 seconds, and only while no transport has been written since
+         *     (a change counter advanced by every write); so an answer is never older than the last write.
+         *
+         *     Team managers (transports created by users of their organization subtree), supervisors and
          *     administrators (all transports). All figures are computed by SQL aggregation in the database
          *     (`COUNT`/`SUM` with `GROUP BY`, days generated with `generate_series`), never by loading the
          *     transports:
@@ -5780,13 +5813,27 @@ export interface components {
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomerRef"] | null;
         };
-        /** @description Pagination of a list returning `result.data` and `result.meta`. */
+        /**
+         * @description Pagination of a list returning `result.data` and `result.meta`.
+         *
+         *     Design decision (lists at scale): `total` is counted on the filtered base table only (no joins)
+         *     and is exact up to 10,000 matching rows; beyond that threshold it is the database planner's
+         *     estimate (at least 10,001) and `total_is_exact` is false, so a count never costs more than
+         *     reading 10,001 index entries. When the planner expects more than 50,000 matches, the estimate is
+         *     answered without counting at all. Lists that support keyset paging (transports, complaints, forum
+         *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
+         *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
+         */
         PageMeta: {
-            /** @description Number of items matching the filters. */
+            /** @description Number of items matching the filters (exact up to 10,000, else an estimate; see `total_is_exact`). */
             total: number;
             current_page: number;
             total_pages: number;
             limit: number;
+            /** @description False when more than 10,000 items match and `total` is the planner's estimate. */
+            total_is_exact?: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor?: string | null;
         };
         /** @description A customer to create together with the transport (an actor with role `CUSTOMER`). It needs an e-mail address or a phone number; with neither the operation answers 400 `MISSING_CUSTOMER_INFO`. */
         TransportNewCustomer: {
@@ -8398,6 +8445,15 @@ export interface components {
         Page: number;
         /** @description Items per page (general page size; at most 100). */
         Limit: number;
+        /**
+         * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+         *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+         *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+         *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+         *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+         */
+        Cursor: string;
         /** @description Range start (inclusive), ISO 8601 date-time. */
         StartDate: string;
         /** @description Range end (inclusive), ISO 8601 date-time. */
@@ -8689,6 +8745,15 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only transports in this status. */
                 status?: components["schemas"]["TransportStatus"];
                 /** @description Only transports of this vehicle type. */
@@ -9073,6 +9138,15 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only complaints in this status. */
                 status?: components["schemas"]["ComplaintStatus"];
                 /** @description Filter by country. */
@@ -9679,6 +9753,15 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
                 limit?: components["parameters"]["Limit50"];
+                /**
+                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only topics of this forum category. */
                 categoryId?: number;
                 /** @description Only topics carrying this tag. */
@@ -13632,6 +13715,15 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only complaints in this status. */
                 status?: components["schemas"]["ComplaintStatus"];
                 /** @description Filter by country. */
@@ -14227,6 +14319,15 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Only transports in this status. */
                 status?: components["schemas"]["TransportStatus"];
                 /** @description Only transports of this vehicle type. */

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
@@ -84,6 +85,7 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     new PGlite({
       ...(onDisk ? { dataDir: target.dataDir } : {}),
       ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+      extensions: { pg_trgm },
       parsers: {
         20: (v: string) => Number.parseInt(v, 10),
         1700: (v: string) => Number.parseFloat(v),

@@ -16,7 +16,8 @@ export const hasGlobalView = (auth: AuthContext) => GLOBAL_VIEW.has(auth.accessL
 export function ownedBy(auth: AuthContext, userIdColumn: string): Expression<SqlBool> {
   if (hasGlobalView(auth)) return sql<SqlBool>`true`;
   if (auth.accessLevel === 'team_manager' && auth.organizationId !== null) {
-    return sql<SqlBool>`${sql.ref(userIdColumn)} in (${teamUserIds(auth.organizationId)})`;
+    // `= any(array(…))`: the team is resolved once (an init plan), and the planner uses the column's index.
+    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(array(${teamUserIds(auth.organizationId)}))`;
   }
   return sql<SqlBool>`${sql.ref(userIdColumn)} = ${auth.userId}`;
 }

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_case_insensitive_names.js';
 import * as m0003 from './0003_workflows.js';
+import * as m0004 from './0004_scale.js';
 import * as m0005 from './0005_structure.js';
 
 /**
@@ -12,5 +13,6 @@ export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_case_insensitive_names': m0002,
   '0003_workflows': m0003,
+  '0004_scale': m0004,
   '0005_structure': m0005,
 };

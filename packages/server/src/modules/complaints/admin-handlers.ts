@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { AuthContext } from '../../plugins/security.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { fetchPage, linkedPageMeta } from '../../lib/paging.js';
+import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
@@ -15,7 +15,7 @@ import {
   findComplaint,
   findState,
   historyOf,
-  listQuery,
+  listPage,
   notificationsOf,
   statusOf,
 } from './repository.js';
@@ -46,9 +46,9 @@ export const adminHandlers: ModuleHandlers<
 > = {
   async listAdminComplaints(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10 } = req.query;
-    const { rows, total } = await fetchPage(listQuery(req.server.db, ownedComplaints(auth), req.query), page, limit);
-    return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit) } };
+    const { page = 1, limit = 10, ...filters } = req.query;
+    const { rows, total, extras } = await listPage(req.server.db, ownedComplaints(auth), { ...filters, page, limit });
+    return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit, extras) } };
   },
 
   async getAdminComplaintById(req) {

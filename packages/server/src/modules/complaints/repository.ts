@@ -2,6 +2,8 @@ import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
+import { keysetBatches } from '../../lib/keyset-batches.js';
+import { fetchKeysetPage, type SortKey } from '../../lib/paging.js';
 
 type Db = Kysely<Database>;
 
@@ -49,11 +51,15 @@ export type ComplaintRow = NonNullable<Awaited<ReturnType<ReturnType<typeof sele
 export type ComplaintFilters = Omit<SharedQuery<'listComplaints', 'listAdminComplaints'>, 'page' | 'limit'> &
   Pick<Query<'listAdminComplaints'>, 'assignedTo' | 'createdBy' | 'search'>;
 
-const SORT_COLUMNS = { createdAt: 'c.created_at', updatedAt: 'c.updated_at', status: 'c.status' } as const;
+const SORT_KEYS: Record<NonNullable<ComplaintFilters['sortBy']>, SortKey> = {
+  createdAt: { column: 'c.created_at', type: 'timestamptz' },
+  updatedAt: { column: 'c.updated_at', type: 'timestamptz' },
+  status: { column: 'c.status', type: 'text' },
+};
 
-/** The filtered, ordered list of the complaints in `scope`. */
-export function listQuery(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
-  let query = selectComplaints(db).where(scope);
+/** The complaints in `scope` that pass the filters: the base table only, no joins. */
+export function listBase(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
+  let query = db.selectFrom('complaints as c').where(scope);
   if (f.status !== undefined) query = query.where('c.status', '=', f.status);
   if (f.countryId !== undefined) query = query.where('c.country_id', '=', f.countryId);
   if (f.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', f.complaintTypeId);
@@ -70,8 +76,20 @@ export function listQuery(db: Db, scope: Expression<SqlBool>, f: ComplaintFilter
       eb.or([eb('c.label', 'ilike', pattern), eb('c.description', 'ilike', pattern), eb('c.location', 'ilike', pattern)]),
     );
   }
-  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  return query.orderBy(SORT_COLUMNS[f.sortBy ?? 'createdAt'], direction).orderBy('c.id', direction);
+  return query;
+}
+
+/** One page of the complaints in `scope`: ids by keyset or offset, then their joined rows, and the total. */
+export function listPage(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters & { page: number; limit: number; cursor?: string }) {
+  return fetchKeysetPage(db, listBase(db, scope, f), {
+    keys: [SORT_KEYS[f.sortBy ?? 'createdAt'], { column: 'c.id', type: 'integer' }],
+    direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
+    page: f.page,
+    limit: f.limit,
+    cursor: f.cursor,
+    load: (ids) => selectComplaints(db).where('c.id', 'in', ids).execute(),
+    idOf: (row) => row.id,
+  });
 }
 
 export const findComplaint = (db: Db, id: number, scope: Expression<SqlBool>) =>
@@ -163,3 +181,8 @@ export const findAssignee = (db: Db, id: number, scope: Expression<SqlBool>) =>
     .where('r.access_level', 'in', ['agent', 'team_manager', 'supervisor'])
     .where(scope)
     .executeTakeFirst();
+
+/** Every row that passes the filters, for an export: ids in order from the base table, joined rows per batch. */
+export function exportBatches(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
+  return keysetBatches(listBase(db, scope, f).select('c.id'), 'c.id', (ids) => selectComplaints(db).where('c.id', 'in', ids).orderBy('c.id').execute());
+}

@@ -2,9 +2,21 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
 import { STATUSES } from './rules.js';
+import { statsCache } from '../../lib/stats-cache.js';
 
-/** Complaint statistics over `scope` (alias `c`), every figure computed by the database. */
-export async function complaintStats(db: Kysely<Database>, scope: Expression<SqlBool>, days: number): Promise<Result<'getComplaintStats'>> {
+type Stats = Result<'getComplaintStats'>;
+const cache = statsCache<Stats>('complaints');
+
+/**
+ * Complaint statistics over `scope` (alias `c`), every figure computed by the database; reused
+ * for callers of the same scope while no complaint changes, for at most a few seconds (statsCache).
+ */
+export function complaintStats(db: Kysely<Database>, scope: Expression<SqlBool>, days: number): Promise<Stats> {
+  const { sql: text, parameters } = sql`${scope}`.compile(db);
+  return cache(db, JSON.stringify([text, parameters, days]), () => computeStats(db, scope, days));
+}
+
+async function computeStats(db: Kysely<Database>, scope: Expression<SqlBool>, days: number): Promise<Stats> {
   const inScope = db.selectFrom('complaints as c').where(scope);
 
   const [byStatusRows, byTypeRows, byCountryRows, resolution, perDay] = await Promise.all([
@@ -28,15 +40,19 @@ export async function complaintStats(db: Kysely<Database>, scope: Expression<Sql
       .where('c.resolved_at', 'is not', null)
       .executeTakeFirstOrThrow(),
     sql<{ date: string; count: number }>`
-      select to_char(d.day, 'YYYY-MM-DD') as date, count(c.id) as count
+      with counted as (
+        select (c.created_at at time zone 'UTC')::date as day, count(*)::int as n
+        from complaints c
+        where c.created_at >= (((now() at time zone 'UTC')::date - ${days - 1}::int)::timestamp at time zone 'UTC') and ${scope}
+        group by 1
+      )
+      select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(n.n, 0) as count
       from generate_series(
         (now() at time zone 'UTC')::date - ${days - 1}::int,
         (now() at time zone 'UTC')::date,
         interval '1 day'
       ) as d(day)
-      left join complaints c
-        on (c.created_at at time zone 'UTC')::date = d.day::date and ${scope}
-      group by d.day
+      left join counted n on n.day = d.day::date
       order by d.day`.execute(db),
   ]);
 

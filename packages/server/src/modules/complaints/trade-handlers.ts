@@ -1,7 +1,7 @@
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
-import { fetchPage, linkedPageMeta } from '../../lib/paging.js';
+import { linkedPageMeta } from '../../lib/paging.js';
 import { ownedBy } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
@@ -17,7 +17,7 @@ import {
   findState,
   findTransport,
   historyOf,
-  listQuery,
+  listPage,
   statusOf,
 } from './repository.js';
 import { ownedComplaints, readableBy } from './rules.js';
@@ -91,9 +91,9 @@ export const tradeHandlers: ModuleHandlers<
 
   async listComplaints(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10 } = req.query;
-    const { rows, total } = await fetchPage(listQuery(req.server.db, readableBy(auth), req.query), page, limit);
-    return { message: 'Complaints retrieved', result: { data: rows.map(toListItem), meta: linkedPageMeta(total, page, limit) } };
+    const { page = 1, limit = 10, ...filters } = req.query;
+    const { rows, total, extras } = await listPage(req.server.db, readableBy(auth), { ...filters, page, limit });
+    return { message: 'Complaints retrieved', result: { data: rows.map(toListItem), meta: linkedPageMeta(total, page, limit, extras) } };
   },
 
   async getComplaintById(req) {

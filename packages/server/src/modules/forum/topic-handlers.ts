@@ -75,9 +75,10 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     const q = req.query;
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
-    const { rows, total } = await listTopics(req.server.db, {
+    const { rows, total, extras } = await listTopics(req.server.db, {
       page,
       limit,
+      ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
       ...(q.categoryId !== undefined ? { categoryId: q.categoryId } : {}),
       ...(q.tagId !== undefined ? { tagId: q.tagId } : {}),
       ...(q.status !== undefined ? { status: q.status } : {}),
@@ -91,7 +92,7 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     );
     return {
       message: 'Topics retrieved successfully',
-      result: { data: rows.map((row) => toTopicListItem(row, tags.get(row.id) ?? [])), meta: pageMeta(total, page, limit) },
+      result: { data: rows.map((row) => toTopicListItem(row, tags.get(row.id) ?? [])), meta: pageMeta(total, page, limit, extras) },
     };
   },
 

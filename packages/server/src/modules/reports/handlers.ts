@@ -2,10 +2,10 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { ListError } from '../../http/errors.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
-import { listQuery as complaintList } from '../complaints/repository.js';
+import { exportBatches as complaintBatches } from '../complaints/repository.js';
 import { ownedComplaints } from '../complaints/rules.js';
-import { listQuery as transportList } from '../transports/repository.js';
-import { csvStream, keysetBatches } from './export.js';
+import { exportBatches as transportBatches } from '../transports/repository.js';
+import { csvStream } from './export.js';
 import { COMPLAINT_COLUMNS, TRANSPORT_COLUMNS } from './columns.js';
 import { type Period, reportStatistics } from './statistics.js';
 
@@ -28,14 +28,14 @@ export const reportHandlers: ModuleHandlers<'getReportStatistics' | 'exportTrans
   async exportTransportsReport(req) {
     const auth = caller(req);
     checkPeriod(req.query.startDate, req.query.endDate, ['startDate', 'endDate']);
-    const rows = keysetBatches(transportList(req.server.db, auth, req.query), 't.id');
+    const rows = transportBatches(req.server.db, auth, req.query);
     return { file: { filename: `transports-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, TRANSPORT_COLUMNS) } };
   },
 
   async exportComplaintsReport(req) {
     const auth = caller(req);
     checkPeriod(req.query.startAtFrom, req.query.startAtTo, ['startAtFrom', 'startAtTo']);
-    const rows = keysetBatches(complaintList(req.server.db, ownedComplaints(auth), req.query), 'c.id');
+    const rows = complaintBatches(req.server.db, ownedComplaints(auth), req.query);
     return { file: { filename: `complaints-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, COMPLAINT_COLUMNS) } };
   },
 };

@@ -1,10 +1,10 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
-import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import { toAdminListItem, toAdminTransport } from './mappers.js';
-import { complaintCount, currentStatus, findVisible, levelOneValidator, listQuery, statusHistory } from './repository.js';
+import { complaintCount, currentStatus, findVisible, levelOneValidator, listPage, statusHistory } from './repository.js';
 import {
   actionMessage,
   ADMIN_EDITABLE,
@@ -37,10 +37,10 @@ export type AdminTransportOps =
 export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
   async listAdminTransports(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10 } = req.query;
-    checkDateRange(req.query);
-    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, req.query), page, limit);
-    return { message: 'Transports retrieved', result: { data: rows.map(toAdminListItem), meta: pageMeta(total, page, limit) } };
+    const { page = 1, limit = 10, ...filters } = req.query;
+    checkDateRange(filters);
+    const { rows, total, extras } = await listPage(req.server.db, auth, { ...filters, page, limit });
+    return { message: 'Transports retrieved', result: { data: rows.map(toAdminListItem), meta: pageMeta(total, page, limit, extras) } };
   },
 
   async getAdminTransportById(req) {

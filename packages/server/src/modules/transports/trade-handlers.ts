@@ -1,7 +1,7 @@
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
-import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { pageMeta } from '../../lib/paging.js';
 import { ownedBy } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
@@ -13,7 +13,7 @@ import {
   type Db,
   findVisible,
   findVisibleDocument,
-  listQuery,
+  listPage,
   loadTransport,
   type TransportFilters,
 } from './repository.js';
@@ -58,10 +58,10 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
 
   async listTransports(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10 } = req.query;
-    checkDateRange(req.query);
-    const { rows, total } = await fetchPage(listQuery(req.server.db, auth, req.query), page, limit);
-    return { message: 'Transports retrieved', result: { data: rows.map(toListItem), meta: pageMeta(total, page, limit) } };
+    const { page = 1, limit = 10, ...filters } = req.query;
+    checkDateRange(filters);
+    const { rows, total, extras } = await listPage(req.server.db, auth, { ...filters, page, limit });
+    return { message: 'Transports retrieved', result: { data: rows.map(toListItem), meta: pageMeta(total, page, limit, extras) } };
   },
 
   async getTransportById(req) {

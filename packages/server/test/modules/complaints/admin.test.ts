@@ -24,7 +24,7 @@ describe('GET /admin/complaints (listAdminComplaints)', () => {
     expect(ids(search.body)).toEqual([a.id, b.id]);
     expect(search.body.result.data[0]).toMatchObject({ createdBy: { id: refs.user('agent'), username: 'agent' }, assignedTo: null });
     expect(search.body.result.data[1]).toMatchObject({ createdBy: { username: 'agent2' }, assignedTo: { id: refs.user('manager'), username: 'manager' } });
-    expect(search.body.result.meta).toEqual({ total: 2, current_page: 1, total_pages: 1, limit: 10, next_page: null, previous_page: null });
+    expect(search.body.result.meta).toEqual({ total: 2, current_page: 1, total_pages: 1, limit: 10, next_page: null, previous_page: null, total_is_exact: true, next_cursor: null });
 
     expect(ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', assignedTo: refs.user('manager') } })).body)).toEqual([b.id]);
     expect(ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', createdBy: refs.user('agent') } })).body)).toEqual([a.id]);

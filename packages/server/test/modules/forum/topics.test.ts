@@ -140,7 +140,7 @@ describe('GET /trade/forum/topics', () => {
       tags: [{ id: tagIds[0] }],
       lastMessage: { id: reply.id, content: 'Queue was three hours on Monday.', author: { firstName: 'Karim', lastName: 'El Idrissi' } },
     });
-    expect(res.body.result.meta).toEqual({ total: 1, current_page: 1, total_pages: 1, limit: 10 });
+    expect(res.body.result.meta).toEqual({ total: 1, current_page: 1, total_pages: 1, limit: 10, total_is_exact: true, next_cursor: null });
   });
 
   it('cuts the last message to 200 characters', async () => {
@@ -188,7 +188,7 @@ describe('GET /trade/forum/topics', () => {
 
     const page2 = await t.call('listForumTopics', { token: agent, query: { search: 'Sorting', limit: 2, page: 2 } });
     expect(page2.body.result.data.map((d: { id: number }) => d.id)).toEqual([quiet.id]);
-    expect(page2.body.result.meta).toEqual({ total: 3, current_page: 2, total_pages: 2, limit: 2 });
+    expect(page2.body.result.meta).toEqual({ total: 3, current_page: 2, total_pages: 2, limit: 2, total_is_exact: true, next_cursor: null });
   });
 
   it('refuses a limit above 50 with 400', async () => {

@@ -1,0 +1,27 @@
+/**
+ * The bare replay: Fastify and a pg pool, one route per scenario running the exact statements the
+ * full server issued for it (no authentication, validation, glue, envelope building or mapping)
+ * and answering the rows of the last one. Started by `bench/run.ts` as a process of its own.
+ *
+ *   tsx bench/bare.ts <replay.json> <port> <database url>
+ */
+import { readFileSync } from 'node:fs';
+import Fastify from 'fastify';
+import pg from 'pg';
+import type { Replay } from './capture.js';
+
+const [file, port, url] = process.argv.slice(2) as [string, string, string];
+const replays = JSON.parse(readFileSync(file, 'utf8')) as Replay[];
+const pool = new pg.Pool({ connectionString: url, max: 10 });
+pool.on('error', () => {});
+const app = Fastify({ logger: false });
+replays.forEach((replay, i) => {
+  app.get(`/replay/${i}`, async (_req, reply) => {
+    let rows: unknown[] = [];
+    for (const s of replay.statements) rows = (await pool.query(s.sql, s.parameters)).rows;
+    reply.header('content-type', 'application/json');
+    return JSON.stringify({ success: true, message: replay.name, result: rows, errors: null, except: null });
+  });
+});
+app.get('/health', async () => ({ ok: true }));
+await app.listen({ host: '127.0.0.1', port: Number(port) });

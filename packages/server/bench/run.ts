@@ -1,0 +1,140 @@
+/**
+ * `pnpm bench`: the performance truth, measured from outside.
+ *
+ * On the database built by `pnpm bench:data` (BENCH_DATABASE_URL), starts the server as users do
+ * (`tsx src/server.ts`, its own process) and the bare replay (`bench/bare.ts`, its own process),
+ * then runs autocannon in a third process against each scenario of `scenarios.ts` on both.
+ * Prints a table and writes it to bench/results/latest.md. BENCH_SECONDS (default 5) and
+ * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring> selects scenarios.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { connect } from '../src/db/connect.js';
+import { captureStatements } from './capture.js';
+import { type Scenario, scenarios, USERS } from './scenarios.js';
+import { benchDatabaseUrl } from './target.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 1);
+const only = process.env.BENCH_ONLY;
+const url = benchDatabaseUrl();
+const here = new URL('.', import.meta.url).pathname;
+const serverDir = join(here, '..');
+
+const db = connect({ kind: 'postgres', url, poolSize: 1 });
+const size = await sql<{ n: number; id: number }>`select count(*)::int as n, max(id) as id from transports`.execute(db).catch(() => {
+  throw new Error(`no benchmark data at ${url}: run pnpm bench:data --transports N first`);
+});
+const { n: transports, id: transportId } = size.rows[0]!;
+const middle = await sql<{ k: string; id: number }>`select created_at::text as k, id from transports order by created_at desc, id desc offset ${Math.floor(transports / 2)} limit 1`.execute(db);
+await db.destroy();
+const deepCursor = Buffer.from(JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] })).toString('base64url');
+const list = scenarios({ transportId, deepCursor }).filter((s) => !only || s.name.includes(only));
+
+const replays = await captureStatements(url, list);
+const work = mkdtempSync(join(tmpdir(), 'transport-ops-bench-'));
+const replayFile = join(work, 'replay.json');
+writeFileSync(replayFile, JSON.stringify(replays));
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+});
+const start = (args: string[], env: Record<string, string>) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serverDir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  return child;
+};
+const waitFor = async (base: string) => {
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${base} did not start`);
+};
+
+const serverPort = await freePort();
+start(['src/server.ts'], {
+  DATABASE_URL: url, PORT: String(serverPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'development', SEED_DEMO_DATA: 'false',
+  RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_USER: '1000000000', RATE_LIMIT_ADMIN: '1000000000',
+});
+const barePort = await freePort();
+start(['bench/bare.ts', replayFile, String(barePort), url], {});
+const server = `http://127.0.0.1:${serverPort}`;
+const bare = `http://127.0.0.1:${barePort}`;
+await Promise.all([waitFor(server), waitFor(bare)]);
+
+const tokens = new Map<string, string>();
+for (const [role, username] of Object.entries(USERS)) {
+  const res = await fetch(`${server}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'demo1234' }) });
+  tokens.set(role, ((await res.json()) as { result: { access_token: string } }).result.access_token);
+}
+
+interface Figures { p50: number; p99: number; rps: number; bad: number }
+const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+function load(target: string, s: Scenario | null): Promise<Figures> {
+  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), '-W', '[', '-c', '1', '-d', '1', ']'];
+  if (s && s.role !== 'anonymous') args.push('-H', `authorization=Bearer ${tokens.get(s.role)}`);
+  if (s?.body) args.push('-m', s.method, '-H', 'content-type=application/json', '-b', JSON.stringify(s.body));
+  args.push(target);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', () => {
+      try {
+        // With a warm-up autocannon prints one JSON document per run: the last one is the measurement.
+        const r = JSON.parse(out.trim().split('\n').at(-1)!);
+        resolve({ p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, bad: r.non2xx + r.errors });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+const rows: string[] = [];
+const header = `| scenario | role | full p50 ms | full p99 ms | full req/s | bare p50 ms | bare req/s | full/bare |`;
+console.log(`${transports} transports; ${connections} connection(s), ${seconds} s per run`);
+console.log(header);
+for (const s of list) {
+  const full = await load(`${server}${s.path}`, s);
+  const i = replays.findIndex((r) => r.name === s.name);
+  const b = i >= 0 ? await load(`${bare}/replay/${i}`, null) : null;
+  const ratio = b ? (full.rps / b.rps).toFixed(2) : 'n/a';
+  const line = `| ${s.name}${full.bad ? ` (${full.bad} non-2xx!)` : ''} | ${s.role} | ${full.p50} | ${full.p99} | ${full.rps.toFixed(0)} | ${b?.p50 ?? '-'} | ${b ? b.rps.toFixed(0) : '-'} | ${ratio} |`;
+  console.log(line);
+  rows.push(line);
+}
+for (const child of children) child.kill('SIGTERM');
+rmSync(work, { recursive: true, force: true });
+
+const cpu = cpus();
+const machine = `${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${new Date().toISOString()}`;
+const report = [
+  `# Benchmark: ${transports.toLocaleString('en')} transports`,
+  '',
+  `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a 1 s warm-up;`,
+  'server (`tsx src/server.ts`), bare replay and load generator in three processes.',
+  '',
+  '| scenario | role | full p50 ms | full p99 ms | full req/s | bare p50 ms | bare req/s | full/bare |',
+  '|---|---|--:|--:|--:|--:|--:|--:|',
+  ...rows,
+  '',
+].join('\n');
+mkdirSync(join(here, 'results'), { recursive: true });
+writeFileSync(join(here, 'results', 'latest.md'), report);
+writeFileSync(join(here, 'results', `${transports}.md`), report);
+console.log(`written to bench/results/latest.md and bench/results/${transports}.md`);

@@ -1,0 +1,80 @@
+/** The requests `pnpm bench` measures: every list and statistics endpoint with filters, searches, sorts, deep pages and each role. */
+export type Role = 'anonymous' | 'agent' | 'manager' | 'supervisor' | 'admin';
+
+export interface Scenario {
+  name: string;
+  role: Role;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  /** Counted in the flat-latency target (lists and statistics). */
+  list: boolean;
+  /** Side effects or password hashing: no bare replay. */
+  noReplay?: boolean;
+}
+
+/** Users of the generated data: the demo accounts, and the busiest generated agent. */
+export const USERS: Record<Exclude<Role, 'anonymous'>, string> = {
+  agent: 'bench.agent1',
+  manager: 'manager',
+  supervisor: 'supervisor',
+  admin: 'admin',
+};
+
+export interface Context {
+  transportId: number;
+  /** A keyset cursor half-way through the supervisor's transports (newest first). */
+  deepCursor: string;
+}
+
+const list = (name: string, role: Role, path: string): Scenario => ({ name, role, method: 'GET', path, list: true });
+
+export function scenarios(c: Context): Scenario[] {
+  return [
+    { name: 'health', role: 'anonymous', method: 'GET', path: '/health', list: false },
+    { name: 'login', role: 'anonymous', method: 'POST', path: '/auth/login', body: { username: 'agent', password: 'demo1234' }, list: false, noReplay: true },
+    list('transports, supervisor', 'supervisor', '/trade/transports'),
+    list('transports, agent', 'agent', '/trade/transports'),
+    list('transports, team manager', 'manager', '/trade/transports'),
+    list('transports search common word', 'supervisor', '/trade/transports?search=lyon'),
+    list('transports search no match', 'supervisor', '/trade/transports?search=zqxw'),
+    list('transports sortBy=status', 'supervisor', '/trade/transports?sortBy=status'),
+    list('transports sortBy=loadingNumber ASC', 'supervisor', '/trade/transports?sortBy=loadingNumber&sortOrder=ASC'),
+    list('transports status+date range', 'supervisor', '/trade/transports?status=IN_PROGRESS&startDate=2026-01-01T00:00:00Z&endDate=2026-06-30T23:59:59Z'),
+    list('transports loadingPoint filter', 'agent', '/trade/transports?loadingPoint=marseille'),
+    list('transports page=1000', 'supervisor', '/trade/transports?page=1000'),
+    list('transports deep cursor', 'supervisor', `/trade/transports?cursor=${c.deepCursor}`),
+    list('admin transports, team manager', 'manager', '/admin/transports'),
+    list('admin transports, supervisor search', 'supervisor', '/admin/transports?search=steel&sortBy=status'),
+    list('transport stats, supervisor', 'supervisor', '/admin/transports/stats'),
+    list('transport stats, team manager', 'manager', '/admin/transports/stats'),
+    list('admin complaints, supervisor', 'supervisor', '/admin/complaints'),
+    list('admin complaints search', 'supervisor', '/admin/complaints?search=customs'),
+    list('admin complaints sortBy=updatedAt', 'supervisor', '/admin/complaints?sortBy=updatedAt'),
+    list('admin complaints, team manager', 'manager', '/admin/complaints?status=PENDING'),
+    list('complaints, agent', 'agent', '/trade/complaints'),
+    list('complaint stats, supervisor', 'supervisor', '/admin/complaints/stats'),
+    list('forum topics', 'agent', '/trade/forum/topics'),
+    list('forum topics page=1000', 'agent', '/trade/forum/topics?page=1000'),
+    list('forum topics search', 'agent', '/trade/forum/topics?search=customs'),
+    list('forum topics popularity', 'agent', '/trade/forum/topics?sortBy=popularity'),
+    list('forum stats', 'supervisor', '/admin/forum/stats'),
+    list('announcements, agent', 'agent', '/trade/announcements'),
+    list('announcements search', 'agent', '/trade/announcements?search=customs'),
+    list('admin announcements', 'admin', '/admin/announcements'),
+    list('customers, admin', 'admin', '/admin/actors/customers'),
+    list('customers search', 'admin', '/admin/actors/customers?search=lyon'),
+    list('agents, supervisor', 'supervisor', '/admin/actors/agents'),
+    list('actor stats', 'admin', '/admin/actors/stats'),
+    { name: 'transport detail', role: 'supervisor', method: 'GET', path: `/trade/transports/${c.transportId}`, list: false },
+    {
+      name: 'create transport',
+      role: 'agent',
+      method: 'POST',
+      path: '/trade/transports',
+      body: { chargerFirstName: 'Marc', chargerLastName: 'Dubois', vehicleTypeId: 1, loadingPoint: 'Lyon, port terminal', productLabel: 'Steel coils', productQuantity: 2, averageUnitPrice: 100 },
+      list: false,
+      noReplay: true,
+    },
+  ];
+}

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const ids = (body: { result: { data: { id: number }[] } }) => body.result.data.map((d) => d.id);
+
+describe('keyset paging (cursor) and the page cap', () => {
+  it('walks the whole list with next_cursor, in the same order and rows as page numbers', async () => {
+    const token = await t.token('supervisor');
+    const all = await t.call('listTransports', { token, query: { limit: 100, sortBy: 'status', sortOrder: 'ASC' } });
+    expect(all.body.result.meta).toMatchObject({ total_is_exact: true, next_cursor: null });
+    const walked: number[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 50; i++) {
+      const res = await t.call('listTransports', { token, query: { limit: 3, sortBy: 'status', sortOrder: 'ASC', ...(cursor ? { cursor } : {}) } });
+      expect(res.status).toBe(200);
+      walked.push(...ids(res.body));
+      cursor = res.body.result.meta.next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(walked).toEqual(ids(all.body));
+    const page2 = await t.call('listTransports', { token, query: { limit: 3, page: 2, sortBy: 'status', sortOrder: 'ASC' } });
+    expect(ids(page2.body)).toEqual(walked.slice(3, 6));
+  });
+
+  it('pages complaints and forum topics by cursor as well', async () => {
+    const token = await t.token('supervisor');
+    const first = await t.call('listAdminComplaints', { token, query: { limit: 2 } });
+    const next = await t.call('listAdminComplaints', { token, query: { limit: 2, cursor: first.body.result.meta.next_cursor! } });
+    const both = await t.call('listAdminComplaints', { token, query: { limit: 4 } });
+    expect([...ids(first.body), ...ids(next.body)]).toEqual(ids(both.body));
+    const topics = await t.call('listForumTopics', { token, query: { limit: 1, sortBy: 'popularity' } });
+    const after = await t.call('listForumTopics', { token, query: { limit: 1, sortBy: 'popularity', cursor: topics.body.result.meta.next_cursor! } });
+    const two = await t.call('listForumTopics', { token, query: { limit: 2, sortBy: 'popularity' } });
+    expect([...ids(topics.body), ...ids(after.body)]).toEqual(ids(two.body));
+  });
+
+  it('refuses a cursor of another sort or a forged one with 400 naming the cursor', async () => {
+    const token = await t.token('supervisor');
+    const first = await t.call('listTransports', { token, query: { limit: 1 } });
+    const other = await t.call('listTransports', { token, query: { limit: 1, sortBy: 'status', cursor: first.body.result.meta.next_cursor! } });
+    expect(other.status).toBe(400);
+    expect(other.body.errors).toEqual(['query/cursor was handed out for another sortBy/sortOrder']);
+    const forged = await t.call('listTransports', { token, query: { cursor: 'not-a-cursor' } });
+    expect(forged.status).toBe(400);
+    expect(forged.body.errors).toEqual(['query/cursor is not a cursor handed out by this list']);
+  });
+
+  it('refuses a page starting beyond row 10,000 with 400 pointing to the cursor', async () => {
+    const res = await t.call('listTransports', { token: await t.token('supervisor'), query: { page: 1001, limit: 10 } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      'query/page must not start beyond row 10000: follow meta.next_cursor with the cursor parameter to read further',
+    ]);
+  });
+});
