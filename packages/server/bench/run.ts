@@ -2,7 +2,7 @@
  * `pnpm bench`: the performance truth, measured from outside.
  *
  * On the database built by `pnpm bench:data` (BENCH_DATABASE_URL), starts the server as users do
- * (`tsx src/server.ts`, its own process) and the bare replay (`bench/bare.ts`, its own process),
+ * (`node dist/server.js`, its own process) and the bare replay (`bench/bare.ts`, its own process),
  * then runs autocannon in a third process against each scenario of `scenarios.ts` on both.
  * Prints a table and writes it to bench/results/latest.md. BENCH_SECONDS (default 5) and
  * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring> selects scenarios.
@@ -53,7 +53,9 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGTERM');
 });
 const start = (args: string[], env: Record<string, string>) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serverDir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The server runs as users run it: its built JavaScript (`pnpm bench` builds it when stale).
+  const loader = args[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, ...args], { cwd: serverDir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   return child;
 };
@@ -66,7 +68,7 @@ const waitFor = async (base: string) => {
 };
 
 const serverPort = await freePort();
-start(['src/server.ts'], {
+start(['dist/server.js'], {
   DATABASE_URL: url, PORT: String(serverPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'development', SEED_DEMO_DATA: 'false',
   RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_USER: '1000000000', RATE_LIMIT_ADMIN: '1000000000',
 });
@@ -127,7 +129,7 @@ const report = [
   `# Benchmark: ${transports.toLocaleString('en')} transports`,
   '',
   `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a 1 s warm-up;`,
-  'server (`tsx src/server.ts`), bare replay and load generator in three processes.',
+  'server (`node dist/server.js`), bare replay and load generator in three processes.',
   '',
   '| scenario | role | full p50 ms | full p99 ms | full req/s | bare p50 ms | bare req/s | full/bare |',
   '|---|---|--:|--:|--:|--:|--:|--:|',

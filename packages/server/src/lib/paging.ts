@@ -114,7 +114,7 @@ export async function countCapped(db: Kysely<any>, base: AnyQuery): Promise<{ to
   return { total: Math.max(COUNT_CAP + 1, estimate), exact: false };
 }
 
-const badCursor = (why: string) => new ListError(400, 'Validation failed', [`query/cursor ${why}`]);
+const badCursor = (why: string) => new ListError(400, 'Validation failed', [`querystring/cursor ${why}`]);
 
 function decodeCursor(cursor: string, signature: string, keyCount: number): string[] {
   let payload: unknown;
@@ -146,7 +146,7 @@ export function keysetIdsQuery(base: AnyQuery, r: Omit<KeysetRequest<unknown>, '
     page = page.where(sql<boolean>`(${sql.join(refs)}) ${sql.raw(r.direction === 'desc' ? '<' : '>')} (${after})`);
   } else if ((r.page - 1) * r.limit >= MAX_OFFSET) {
     throw new ListError(400, 'Validation failed', [
-      `query/page must not start beyond row ${MAX_OFFSET}: follow meta.next_cursor with the cursor parameter to read further`,
+      `querystring/page must not start beyond row ${MAX_OFFSET}: follow meta.next_cursor with the cursor parameter to read further`,
     ]);
   }
   page = page.clearSelect().select(r.keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));

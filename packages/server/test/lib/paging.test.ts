@@ -45,17 +45,17 @@ describe('keyset paging (cursor) and the page cap', () => {
     const first = await t.call('listTransports', { token, query: { limit: 1 } });
     const other = await t.call('listTransports', { token, query: { limit: 1, sortBy: 'status', cursor: first.body.result.meta.next_cursor! } });
     expect(other.status).toBe(400);
-    expect(other.body.errors).toEqual(['query/cursor was handed out for another sortBy/sortOrder']);
+    expect(other.body.errors).toEqual(['querystring/cursor was handed out for another sortBy/sortOrder']);
     const forged = await t.call('listTransports', { token, query: { cursor: 'not-a-cursor' } });
     expect(forged.status).toBe(400);
-    expect(forged.body.errors).toEqual(['query/cursor is not a cursor handed out by this list']);
+    expect(forged.body.errors).toEqual(['querystring/cursor is not a cursor handed out by this list']);
   });
 
   it('refuses a page starting beyond row 10,000 with 400 pointing to the cursor', async () => {
     const res = await t.call('listTransports', { token: await t.token('supervisor'), query: { page: 1001, limit: 10 } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
-      'query/page must not start beyond row 10000: follow meta.next_cursor with the cursor parameter to read further',
+      'querystring/page must not start beyond row 10000: follow meta.next_cursor with the cursor parameter to read further',
     ]);
   });
 });

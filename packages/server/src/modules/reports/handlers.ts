@@ -11,7 +11,7 @@ import { type Period, reportStatistics } from './statistics.js';
 
 function checkPeriod(from: string | undefined, to: string | undefined, names: [string, string]): void {
   if (from !== undefined && to !== undefined && new Date(from) > new Date(to)) {
-    throw new ListError(400, 'Validation failed', [`query/${names[0]} must not be after ${names[1]}`]);
+    throw new ListError(400, 'Validation failed', [`querystring/${names[0]} must not be after ${names[1]}`]);
   }
 }
 

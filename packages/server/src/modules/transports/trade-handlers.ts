@@ -33,7 +33,7 @@ export type TradeTransportOps =
 /** 400 when the date range is reversed (the schema cannot compare two parameters). */
 export function checkDateRange(f: Pick<TransportFilters, 'startDate' | 'endDate'>): void {
   if (f.startDate !== undefined && f.endDate !== undefined && new Date(f.startDate) > new Date(f.endDate)) {
-    throw new ListError(400, 'Validation failed', ['query/startDate must not be after endDate']);
+    throw new ListError(400, 'Validation failed', ['querystring/startDate must not be after endDate']);
   }
 }
 

@@ -74,7 +74,7 @@ describe('GET /admin/reports/transports/export (exportTransportsReport)', () => 
       token: await t.token('admin'), query: { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' },
     });
     expect(reversed.status).toBe(400);
-    expect(reversed.body.errors).toEqual(['query/startDate must not be after endDate']);
+    expect(reversed.body.errors).toEqual(['querystring/startDate must not be after endDate']);
   });
 });
 

@@ -67,7 +67,7 @@ describe('GET /admin/reports/statistics (getReportStatistics)', () => {
   it('answers 400 for a period that ends before it starts or a malformed date, and 403 to an agent', async () => {
     const reversed = await statistics('admin', { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' });
     expect(reversed.status).toBe(400);
-    expect(reversed.body.errors).toEqual(['query/startDate must not be after endDate']);
+    expect(reversed.body.errors).toEqual(['querystring/startDate must not be after endDate']);
     expect((await statistics('admin', { startDate: 'yesterday' })).status).toBe(400);
     const agent = await statistics('agent');
     expect(agent.status).toBe(403);

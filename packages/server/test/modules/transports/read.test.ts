@@ -120,7 +120,7 @@ describe('GET /trade/transports (listTransports)', () => {
     const token = await t.token('agent');
     const reversed = await t.call('listTransports', { token, query: { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' } });
     expect(reversed.status).toBe(400);
-    expect(reversed.body.errors).toEqual(['query/startDate must not be after endDate']);
+    expect(reversed.body.errors).toEqual(['querystring/startDate must not be after endDate']);
     const tooMany = await t.call('listTransports', { token, query: { limit: 101 } });
     expect(tooMany.status).toBe(400);
   });
