@@ -47,7 +47,12 @@ const steps = [
   },
   {
     name: 'server',
-    inputs: [at('packages/server/src'), at('packages/server/tsconfig.build.json'), at('packages/contract/src'), at('packages/contract/dist/openapi.json')],
+    inputs: [
+      at('packages/server/src'),
+      at('packages/server/tsconfig.build.json'),
+      at('packages/contract/src'),
+      at('packages/contract/dist/openapi.json'),
+    ],
     outputs: [at('packages/server/dist/server.js'), at('packages/server/dist/precompiled/validators.json')],
     run: () => {
       execFileSync(at('node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: at('packages/server') });

@@ -33,14 +33,26 @@ const proxyPort = await listen(proxy);
 const browser = process.env.CHROMIUM ?? 'chromium';
 const profile = mkdtempSync(join(tmpdir(), 'docs-check-'));
 const args = [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-domain-reliability', '--disable-sync',
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--hide-scrollbars',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-domain-reliability',
+  '--disable-sync',
   `--proxy-server=http://127.0.0.1:${proxyPort}`,
-  `--window-size=1440,${process.argv[4] ?? 1000}`, '--virtual-time-budget=15000', `--screenshot=${screenshot}`, `--user-data-dir=${profile}`,
+  `--window-size=1440,${process.argv[4] ?? 1000}`,
+  '--virtual-time-budget=15000',
+  `--screenshot=${screenshot}`,
+  `--user-data-dir=${profile}`,
   `http://127.0.0.1:${sitePort}${process.argv[3] ?? '/'}`,
 ];
 await new Promise((resolve, reject) =>
-  execFile(browser, args, { timeout: 120_000, cwd: profile }, (error, _out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stderr))),
+  execFile(browser, args, { timeout: 120_000, cwd: profile }, (error, _out, stderr) =>
+    error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stderr),
+  ),
 ).then((stderr) => {
   if (!/bytes written to file/.test(stderr)) throw new Error(`no screenshot taken:\n${stderr}`);
 });
@@ -49,7 +61,16 @@ site.close();
 proxy.close();
 // Chromium's own housekeeping (update checks, network time, account sync) is not the page's doing.
 const BROWSER_HOUSEKEEPING = /(^|[/.\s])(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)(:\d+)?(\/|$)/;
-const foreign = external.filter((r) => !BROWSER_HOUSEKEEPING.test(r.split(' ')[1].replace(/^https?:\/\//, '').split('/')[0].replace(/^/, '/')));
+const foreign = external.filter(
+  (r) =>
+    !BROWSER_HOUSEKEEPING.test(
+      r
+        .split(' ')[1]
+        .replace(/^https?:\/\//, '')
+        .split('/')[0]
+        .replace(/^/, '/'),
+    ),
+);
 console.log(`screenshot: ${screenshot}`);
 if (foreign.length) {
   console.error(`the docs page made ${foreign.length} external request(s):\n${[...new Set(foreign)].join('\n')}`);

@@ -14,8 +14,22 @@ const dist = join(root, 'packages/contract/dist');
 const output = join(dist, 'docs.html');
 execFileSync(
   join(root, 'node_modules/.bin/redocly'),
-  ['build-docs', join(dist, 'openapi.docs.json'), '--inlineBundle', '--title', 'Transport Operations API', '--output', output, '--config', 'redocly.yaml'],
-  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+  [
+    'build-docs',
+    join(dist, 'openapi.docs.json'),
+    '--inlineBundle',
+    '--title',
+    'Transport Operations API',
+    '--output',
+    output,
+    '--config',
+    'redocly.yaml',
+  ],
+  {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  },
 );
 
 const logo = `data:image/svg+xml,${encodeURIComponent(

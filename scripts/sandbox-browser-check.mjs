@@ -27,17 +27,32 @@ let sandbox = null;
 let api = process.env.SANDBOX_URL;
 if (!api) {
   const port = await freePort();
-  sandbox = spawn('pnpm', ['sandbox', '--port', String(port)], { cwd: root, detached: true, stdio: 'ignore', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  sandbox = spawn('pnpm', ['sandbox', '--port', String(port)], {
+    cwd: root,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
   api = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i += 1) {
-    if (await fetch(`${api}/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${api}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 480 || sandbox.exitCode !== null) throw new Error('the sandbox did not start');
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
 const sdk = await build({
-  entryPoints: [join(root, 'packages/sdk/src/index.ts')], bundle: true, format: 'esm', platform: 'browser', write: false,
+  entryPoints: [join(root, 'packages/sdk/src/index.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  write: false,
 });
 const page = `<!doctype html><meta charset="utf-8"><title>SDK in a browser</title><pre id="out">running</pre>
 <script type="module">
@@ -76,7 +91,16 @@ try {
   dom = await new Promise((resolve, reject) =>
     execFile(
       process.env.CHROMIUM ?? 'chromium',
-      ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, '--virtual-time-budget=60000', '--dump-dom', `http://localhost:${sitePort}/`],
+      [
+        '--headless=new',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        `--user-data-dir=${profile}`,
+        '--virtual-time-budget=60000',
+        '--dump-dom',
+        `http://localhost:${sitePort}/`,
+      ],
       { timeout: 180_000, cwd: profile },
       (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
     ),

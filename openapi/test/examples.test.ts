@@ -19,7 +19,11 @@ function collect(): Example[] {
       for (const [type, m] of Object.entries(content ?? {})) {
         if (!type.includes('json')) continue;
         for (const [name, ex] of Object.entries<any>(m.examples ?? {})) {
-          out.push({ where: `${op.operationId} ${at} ${name}`, schemaRef: `contract#/${base}/${at}/content/${pointer(type)}/schema`, value: deref(ex).value });
+          out.push({
+            where: `${op.operationId} ${at} ${name}`,
+            schemaRef: `contract#/${base}/${at}/content/${pointer(type)}/schema`,
+            value: deref(ex).value,
+          });
         }
       }
     };
@@ -30,7 +34,11 @@ function collect(): Example[] {
         const shared = bundled.components.responses[name];
         for (const [type, m] of Object.entries<any>(shared.content ?? {})) {
           for (const [exName, ex] of Object.entries<any>(m.examples ?? {})) {
-            out.push({ where: `components/responses/${name} ${exName}`, schemaRef: `contract#/components/responses/${name}/content/${pointer(type)}/schema`, value: ex.value });
+            out.push({
+              where: `components/responses/${name} ${exName}`,
+              schemaRef: `contract#/components/responses/${name}/content/${pointer(type)}/schema`,
+              value: ex.value,
+            });
           }
         }
       } else {

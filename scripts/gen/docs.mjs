@@ -7,7 +7,11 @@ const DEMO_ACCOUNT = { agent: 'agent', team_manager: 'manager', supervisor: 'sup
 
 const resolve = (document, node) => {
   let value = node;
-  while (value?.$ref?.startsWith('#/')) value = value.$ref.slice(2).split('/').reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  while (value?.$ref?.startsWith('#/'))
+    value = value.$ref
+      .slice(2)
+      .split('/')
+      .reduce((o, k) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], document);
   return value;
 };
 
@@ -16,7 +20,10 @@ export function errorTable(document) {
   const rows = detail.oneOf.map((ref) => {
     const schema = resolve(document, ref);
     const code = schema.properties.code.const;
-    const context = Object.keys(schema.properties).filter((k) => k !== 'code').map((k) => `\`${k}\``).join(', ');
+    const context = Object.keys(schema.properties)
+      .filter((k) => k !== 'code')
+      .map((k) => `\`${k}\``)
+      .join(', ');
     const condition = (schema.description ?? '').replace(/\s*HTTP \d{3}\.\s*$/, '');
     return `| \`${code}\` | ${schema['x-http-status']} | ${condition}${context ? ` Context: ${context}.` : ''} |`;
   });
@@ -57,7 +64,14 @@ function js(value, indent = '') {
     const line = `${open}${open === '{' ? ' ' : ''}${items.join(', ')}${open === '{' ? ' ' : ''}${close}`;
     return line.length < 72 ? line : `${open}\n${items.map((i) => `${indent}  ${i},`).join('\n')}\n${indent}${close}`;
   };
-  if (Array.isArray(value)) return value.length ? block('[', value.map((v) => js(v, `${indent}  `)), ']') : '[]';
+  if (Array.isArray(value))
+    return value.length
+      ? block(
+          '[',
+          value.map((v) => js(v, `${indent}  `)),
+          ']',
+        )
+      : '[]';
   if (value && typeof value === 'object') {
     const items = Object.entries(value).map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : `'${k}'`}: ${js(v, `${indent}  `)}`);
     return items.length ? block('{', items, '}') : '{}';
@@ -136,7 +150,8 @@ function samples(document, path, method, operation, pathItem) {
 /** Adds the generated error table (every bundle) and, with `withSamples`, the code samples (docs bundle). */
 export function enrich(document, { withSamples }) {
   const marker = '<!-- error-codes -->';
-  if (document.info.description.includes(marker)) document.info.description = document.info.description.replace(marker, errorTable(document));
+  if (document.info.description.includes(marker))
+    document.info.description = document.info.description.replace(marker, errorTable(document));
   if (!withSamples) return document;
   const copy = structuredClone(document);
   for (const [path, item] of Object.entries(copy.paths)) {

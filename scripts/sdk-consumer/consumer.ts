@@ -25,7 +25,10 @@ for await (const t of api.paginate('listTransports', { limit: 2 })) count += t.i
 check(count === page.meta.total, `iterates every page (${count} items)`);
 
 const missing = await api.op.getTransportById({ id: 999_999 }).catch((e: unknown) => e);
-check(missing instanceof ApiError && missing.is('TRANSPORT_NOT_FOUND') && missing.detail.transportId === 999_999 && !!missing.requestId, 'a missing transport is a typed ApiError with its request id');
+check(
+  missing instanceof ApiError && missing.is('TRANSPORT_NOT_FOUND') && missing.detail.transportId === 999_999 && !!missing.requestId,
+  'a missing transport is a typed ApiError with its request id',
+);
 
 const pdf = new File(['%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n'], 'licence.pdf', { type: 'application/pdf' });
 const upload = await api.op.uploadTransportDocuments({ files: [pdf], transportId: first!.id, documentType: 'DRIVING_LICENSE' });

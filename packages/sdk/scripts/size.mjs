@@ -11,7 +11,9 @@ const out = await build({ entryPoints: [entry], bundle: true, minify: true, form
 const bytes = out.outputFiles[0].contents;
 const sizes = { minified: bytes.length, gzipped: gzipSync(bytes).length };
 const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
-console.log(`@transport-ops/sdk runtime: ${kb(sizes.minified)} minified, ${kb(sizes.gzipped)} gzipped (budget ${kb(BUDGET.minified)} / ${kb(BUDGET.gzipped)})`);
+console.log(
+  `@transport-ops/sdk runtime: ${kb(sizes.minified)} minified, ${kb(sizes.gzipped)} gzipped (budget ${kb(BUDGET.minified)} / ${kb(BUDGET.gzipped)})`,
+);
 const over = Object.keys(BUDGET).filter((k) => sizes[k] > BUDGET[k]);
 if (over.length) {
   console.error(`over budget (${over.join(', ')}): keep the runtime small or raise the budget with a reason`);

@@ -4,10 +4,15 @@ import type { operations } from './schema.js';
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
 
+// biome-ignore lint/complexity/noBannedTypes: {} is the empty set of parameters, intersected with the others
 type Defined<T> = [NonNullable<T>] extends [never] ? {} : NonNullable<T>;
 /** The path and query parameters of an operation, as one object: `{ id: 42 }`, `{ page: 2, status: 'PENDING' }`. */
 export type ParamsOf<K extends OperationId> = Defined<Op<K>['parameters']['path']> & Defined<Op<K>['parameters']['query']>;
-type Content<B> = B extends { content: { 'application/json': infer J } } ? J : B extends { content: { 'multipart/form-data': infer M } } ? M : never;
+type Content<B> = B extends { content: { 'application/json': infer J } }
+  ? J
+  : B extends { content: { 'multipart/form-data': infer M } }
+    ? M
+    : never;
 /** The request body of an operation (JSON, or the multipart fields with files as Blobs). */
 export type BodyOf<K extends OperationId> = Content<NonNullable<Op<K>['requestBody']>>;
 type Success<K extends OperationId> = Op<K>['responses'] extends infer R ? R[Extract<keyof R, 200 | 201>] : never;
@@ -26,7 +31,8 @@ export interface CallOptions {
 
 type ParamArgs<K extends OperationId> = keyof ParamsOf<K> extends never
   ? []
-  : {} extends ParamsOf<K>
+  : // biome-ignore lint/complexity/noBannedTypes: true when every parameter is optional
+    {} extends ParamsOf<K>
     ? [BodyOf<K>] extends [never]
       ? [params?: ParamsOf<K>]
       : [params: ParamsOf<K> | undefined]

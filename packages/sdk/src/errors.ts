@@ -29,7 +29,8 @@ export class ApiError extends TransportOpsError {
     this.status = status;
     this.envelope = envelope;
     const errors = envelope.errors as unknown;
-    const coded = errors !== null && typeof errors === 'object' && !Array.isArray(errors) && typeof (errors as { code?: unknown }).code === 'string';
+    const coded =
+      errors !== null && typeof errors === 'object' && !Array.isArray(errors) && typeof (errors as { code?: unknown }).code === 'string';
     this.detail = coded ? (errors as ErrorDetail) : undefined;
     this.code = this.detail?.code;
   }
@@ -74,7 +75,13 @@ function isEnvelope(value: unknown): value is ErrorEnvelope {
 export function apiError(response: Response, body: unknown): ApiError {
   const envelope: ErrorEnvelope = isEnvelope(body)
     ? body
-    : { success: false, message: response.statusText || `HTTP ${response.status}`, result: null, errors: [String(body ?? '')], except: null };
+    : {
+        success: false,
+        message: response.statusText || `HTTP ${response.status}`,
+        result: null,
+        errors: [String(body ?? '')],
+        except: null,
+      };
   return new ApiError(response.status, envelope, response.headers.get('x-request-id') ?? undefined);
 }
 

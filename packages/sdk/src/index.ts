@@ -10,7 +10,16 @@ import { resilientFetch, type RequestSettings, type RetryOptions } from './trans
 
 export type { components, operations, paths };
 export type Schemas = components['schemas'];
-export { ApiError, NetworkError, TimeoutError, TransportOpsError, unwrap, type ErrorCode, type ErrorDetail, type ErrorEnvelope } from './errors.js';
+export {
+  ApiError,
+  NetworkError,
+  TimeoutError,
+  TransportOpsError,
+  unwrap,
+  type ErrorCode,
+  type ErrorDetail,
+  type ErrorEnvelope,
+} from './errors.js';
 export { memoryTokenStore, webStorageTokenStore, type TokenStore, type Tokens } from './tokens.js';
 export { bearerMiddleware, type BearerOptions } from './auth.js';
 export { paginate, type Page } from './paginate.js';
@@ -38,7 +47,11 @@ export type TransportOpsClient = Client<paths> & {
   /** Every operation by its operationId: `await api.op.getTransportById({ id: 42 })` resolves to the result or throws. */
   readonly op: OperationMethods;
   /** Every item of a paged list operation, page after page: `for await (const t of api.paginate('listTransports', { status: 'PENDING' }))`. */
-  paginate<K extends PagedOperationId>(operationId: K, params?: Omit<ParamsOf<K>, 'page'>, options?: CallOptions): AsyncGenerator<ItemOf<K>>;
+  paginate<K extends PagedOperationId>(
+    operationId: K,
+    params?: Omit<ParamsOf<K>, 'page'>,
+    options?: CallOptions,
+  ): AsyncGenerator<ItemOf<K>>;
   /** Logs in, keeps the tokens, and returns the login result (tokens and user). */
   login(username: string, password: string): Promise<Schemas['LoginResult']>;
   /** Revokes the session on the server and forgets the tokens. */
@@ -54,11 +67,20 @@ function bodySerializer(body: unknown): string | FormData {
 
 type Init = { body?: unknown; fetch?: (request: Request) => Promise<Response> } & RequestSettings & Record<string, unknown>;
 const METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'] as const;
-const multipart = new Set(Object.values(operationTable).filter(([, , flags]) => flags & 4).map(([method, path]) => `${method} ${path}`));
+const multipart = new Set(
+  Object.values(operationTable)
+    .filter(([, , flags]) => flags & 4)
+    .map(([method, path]) => `${method} ${path}`),
+);
 
 export function createTransportOpsClient(options: ClientOptions): TransportOpsClient {
   const { timeoutMs, retries, baseDelayMs, maxDelayMs } = options;
-  const send = resilientFetch(options.fetch ?? ((request: Request) => globalThis.fetch(request)), { timeoutMs, retries, baseDelayMs, maxDelayMs });
+  const send = resilientFetch(options.fetch ?? ((request: Request) => globalThis.fetch(request)), {
+    timeoutMs,
+    retries,
+    baseDelayMs,
+    maxDelayMs,
+  });
   const fetchImpl = (request: Request) => send(request);
   const store = options.tokenStore ?? memoryTokenStore();
   const auth = createClient<paths>({ baseUrl: options.authUrl ?? options.baseUrl, fetch: fetchImpl });
@@ -71,7 +93,8 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
       if (!init) return original(path, init);
       const { timeoutMs: t, retries: r, ...rest } = init;
       const body = multipart.has(`${method} ${path}`) && rest.body && !(rest.body instanceof FormData) ? toFormData(rest.body) : rest.body;
-      const perCall = t !== undefined || r !== undefined ? { fetch: (request: Request) => send(request, { timeoutMs: t, retries: r }) } : {};
+      const perCall =
+        t !== undefined || r !== undefined ? { fetch: (request: Request) => send(request, { timeoutMs: t, retries: r }) } : {};
       return original(path, { ...rest, ...(body === undefined ? {} : { body }), ...perCall });
     };
   }
@@ -87,9 +110,19 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
       id,
       async (...args: unknown[]) => {
         const { params, body, options: o } = splitArgs(path, flags, args);
-        const call = (api as unknown as Record<string, (path: string, init: Init) => Promise<{ data?: unknown; error?: unknown; response: Response }>>)[method]!;
+        const call = (
+          api as unknown as Record<string, (path: string, init: Init) => Promise<{ data?: unknown; error?: unknown; response: Response }>>
+        )[method]!;
         const file = (flags & 8) !== 0;
-        const res = await call(path, { params, body, headers: o.headers, signal: o.signal, timeoutMs: o.timeoutMs, retries: o.retries, parseAs: file ? 'blob' : 'json' });
+        const res = await call(path, {
+          params,
+          body,
+          headers: o.headers,
+          signal: o.signal,
+          timeoutMs: o.timeoutMs,
+          retries: o.retries,
+          parseAs: file ? 'blob' : 'json',
+        });
         if (!file) return unwrap(res as Parameters<typeof unwrap>[0]);
         if (!res.response.ok) throw apiError(res.response, res.error);
         return res.data;
@@ -98,7 +131,9 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
   ) as unknown as OperationMethods;
 
   async function* paginate(operationId: string, params: object = {}, callOptions?: CallOptions) {
-    const list = (op as unknown as Record<string, (p: object, o?: CallOptions) => Promise<{ data: unknown[]; meta: { total_pages: number } }>>)[operationId]!;
+    const list = (
+      op as unknown as Record<string, (p: object, o?: CallOptions) => Promise<{ data: unknown[]; meta: { total_pages: number } }>>
+    )[operationId]!;
     for (let page = 1; ; page += 1) {
       const { data, meta } = await list({ ...params, page }, callOptions);
       yield* data;

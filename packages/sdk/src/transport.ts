@@ -29,7 +29,9 @@ function retryAfterMs(response: Response): number | undefined {
 }
 
 const newRequestId = () =>
-  typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  typeof crypto !== 'undefined' && 'randomUUID' in crypto
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 
 /**
  * Wraps fetch with what every call needs: an `x-request-id` (kept across attempts, carried by every
@@ -55,7 +57,13 @@ export function resilientFetch(fetchImpl: Fetch, defaults: RequestSettings = {})
       const cancel = () => controller.abort(request.signal.reason);
       request.signal.addEventListener('abort', cancel, { once: true });
       let timedOut = false;
-      const timer = timeoutMs > 0 ? setTimeout(() => ((timedOut = true), controller.abort(new DOMException('timeout', 'TimeoutError'))), timeoutMs) : undefined;
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              timedOut = true;
+              controller.abort(new DOMException('timeout', 'TimeoutError'));
+            }, timeoutMs)
+          : undefined;
       let response: Response;
       try {
         response = await fetchImpl(new Request(last ? request : request.clone(), { signal: controller.signal }));
@@ -69,7 +77,8 @@ export function resilientFetch(fetchImpl: Fetch, defaults: RequestSettings = {})
         clearTimeout(timer);
         request.signal.removeEventListener('abort', cancel);
       }
-      const retryable = response.status === 429 || response.status === 503 || (idempotent && (response.status === 502 || response.status === 504));
+      const retryable =
+        response.status === 429 || response.status === 503 || (idempotent && (response.status === 502 || response.status === 504));
       if (last || !retryable) return response;
       const wait = retryAfterMs(response) ?? backoff(attempt);
       if (wait > maxDelayMs) return response;

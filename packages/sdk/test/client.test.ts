@@ -28,7 +28,9 @@ describe('the SDK against the mock of the contract', () => {
     const api = createTransportOpsClient({ baseUrl, tokenStore: memoryTokenStore({ accessToken: 'token', refreshToken: null }) });
     const pdf = new File(['%PDF-1.4\n%%EOF\n'], 'licence.pdf', { type: 'application/pdf' });
     // A typed body: files are Blobs, a misspelled field or a missing one does not compile.
-    const result = unwrap(await api.POST('/trade/transports/upload', { body: { files: [pdf], transportId: 1042, documentType: 'DRIVING_LICENSE' } }));
+    const result = unwrap(
+      await api.POST('/trade/transports/upload', { body: { files: [pdf], transportId: 1042, documentType: 'DRIVING_LICENSE' } }),
+    );
     expect(result.uploaded.length).toBeGreaterThan(0);
     expect(Array.isArray(result.errors)).toBe(true);
     // A FormData built by hand is still accepted.

@@ -24,8 +24,12 @@ const client = (fetch: (r: Request) => Promise<Response>, extra = {}) =>
 
 describe('errors', () => {
   it('gives an ApiError the status, code, context and the request id the call was sent with', async () => {
-    const { sent, fetch } = scripted((r) => Promise.resolve(failure(404, { code: 'TRANSPORT_NOT_FOUND', transportId: 7 }, { 'x-request-id': r.headers.get('x-request-id')! })));
-    const error = await client(fetch).op.getTransportById({ id: 7 }).catch((e: unknown) => e);
+    const { sent, fetch } = scripted((r) =>
+      Promise.resolve(failure(404, { code: 'TRANSPORT_NOT_FOUND', transportId: 7 }, { 'x-request-id': r.headers.get('x-request-id')! })),
+    );
+    const error = await client(fetch)
+      .op.getTransportById({ id: 7 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(TransportOpsError);
     const apiError = error as ApiError;
@@ -50,7 +54,9 @@ describe('errors', () => {
     const hang = (r: Request) =>
       new Promise<Response>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason), { once: true }));
     const { sent, fetch } = scripted(hang);
-    const error = await client(fetch, { retries: 0 }).op.getHealth({ timeoutMs: 20 }).catch((e: unknown) => e);
+    const error = await client(fetch, { retries: 0 })
+      .op.getHealth({ timeoutMs: 20 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ timeoutMs: 20, requestId: sent[0]!.headers.get('x-request-id'), message: 'No answer within 20 ms' });
@@ -93,14 +99,20 @@ describe('retries', () => {
 
   it('gives up after the configured attempts and answers the last response', async () => {
     const { sent, fetch } = scripted(failure(503, ['down']), failure(503, ['down']));
-    const error = await client(fetch, { retries: 1 }).op.getHealth().catch((e: unknown) => e);
+    const error = await client(fetch, { retries: 1 })
+      .op.getHealth()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ApiError', status: 503, messages: ['down'] });
     expect(sent).toHaveLength(2);
   });
 
   it('does not wait for a Retry-After longer than the longest accepted delay', async () => {
-    const { sent, fetch } = scripted(failure(429, { code: 'RATE_LIMITED', limit: 100, retryAfterSeconds: 3600 }, { 'retry-after': '3600' }));
-    const error = await client(fetch).op.getHealth().catch((e: unknown) => e);
+    const { sent, fetch } = scripted(
+      failure(429, { code: 'RATE_LIMITED', limit: 100, retryAfterSeconds: 3600 }, { 'retry-after': '3600' }),
+    );
+    const error = await client(fetch)
+      .op.getHealth()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
     expect(sent).toHaveLength(1);
   });
@@ -119,7 +131,8 @@ describe('the concise form', () => {
   });
 
   it('iterates every page with for await', async () => {
-    const page = (n: number, ids: number[]) => ok({ data: ids.map((id) => ({ id })), meta: { current_page: n, total_pages: 3, total: 5, limit: 2 } });
+    const page = (n: number, ids: number[]) =>
+      ok({ data: ids.map((id) => ({ id })), meta: { current_page: n, total_pages: 3, total: 5, limit: 2 } });
     const { sent, fetch } = scripted(page(1, [1, 2]), page(2, [3, 4]), page(3, [5]));
     const ids: number[] = [];
     for await (const t of client(fetch).paginate('listTransports', { limit: 2 })) ids.push(t.id);
@@ -128,7 +141,9 @@ describe('the concise form', () => {
   });
 
   it('sends upload operations as multipart built from a plain, typed object', async () => {
-    const { sent, fetch } = scripted(async () => envelope(201, { success: true, message: 'ok', result: { uploaded: [], errors: [] }, errors: null, except: null }));
+    const { sent, fetch } = scripted(async () =>
+      envelope(201, { success: true, message: 'ok', result: { uploaded: [], errors: [] }, errors: null, except: null }),
+    );
     const pdf = new File(['%PDF-1.4\n%%EOF\n'], 'licence.pdf', { type: 'application/pdf' });
     await client(fetch).POST('/trade/transports/upload', { body: { files: [pdf], transportId: 1042, documentType: 'DRIVING_LICENSE' } });
     const form = await sent[0]!.formData();

@@ -22,7 +22,13 @@ export async function captureStatements(url: string, list: Scenario[]): Promise<
       if (event.level === 'query') log.push(event.query);
     },
   });
-  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_USER: '1000000000', RATE_LIMIT_ADMIN: '1000000000' });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_ANONYMOUS: '1000000000',
+    RATE_LIMIT_USER: '1000000000',
+    RATE_LIMIT_ADMIN: '1000000000',
+  });
   const app = await buildApp(config, { db });
   const tokens = new Map<string, string>();
   for (const [role, username] of Object.entries(USERS)) {

@@ -11,7 +11,9 @@ const url = benchDatabaseUrl();
 const only = process.argv[2];
 const pool = new pg.Pool({ connectionString: url, max: 1 });
 const { rows } = await pool.query('select max(id) as id from transports');
-const list = scenarios({ transportId: rows[0].id, deepCursor: '' }).filter((s) => !s.path.includes('cursor=') && (!only || s.name.includes(only)));
+const list = scenarios({ transportId: rows[0].id, deepCursor: '' }).filter(
+  (s) => !s.path.includes('cursor=') && (!only || s.name.includes(only)),
+);
 for (const replay of await captureStatements(url, list)) {
   console.log(`\n## ${replay.name}`);
   for (const s of replay.statements) {
@@ -20,7 +22,9 @@ for (const replay of await captureStatements(url, list)) {
     const p = plan.rows[0]['QUERY PLAN'][0];
     const text = JSON.stringify(p.Plan);
     const seq = [...text.matchAll(/"Node Type":"Seq Scan"[^}]*?"Relation Name":"(\w+)"/g)].map((m) => m[1]);
-    console.log(`${p['Execution Time'].toFixed(1).padStart(8)} ms ${seq.length ? `SEQ SCAN ${seq.join(',')} ` : ''}${s.sql.replace(/\s+/g, ' ').slice(0, 150)}`);
+    console.log(
+      `${p['Execution Time'].toFixed(1).padStart(8)} ms ${seq.length ? `SEQ SCAN ${seq.join(',')} ` : ''}${s.sql.replace(/\s+/g, ' ').slice(0, 150)}`,
+    );
   }
 }
 await pool.end();

@@ -31,9 +31,16 @@ const size = await sql<{ n: number; id: number }>`select count(*)::int as n, max
   throw new Error(`no benchmark data at ${url}: run pnpm bench:data --transports N first`);
 });
 const { n: transports, id: transportId } = size.rows[0]!;
-const middle = await sql<{ k: string; id: number }>`select created_at::text as k, id from transports order by created_at desc, id desc offset ${Math.floor(transports / 2)} limit 1`.execute(db);
+const middle = await sql<{
+  k: string;
+  id: number;
+}>`select created_at::text as k, id from transports order by created_at desc, id desc offset ${Math.floor(transports / 2)} limit 1`.execute(
+  db,
+);
 await db.destroy();
-const deepCursor = Buffer.from(JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] })).toString('base64url');
+const deepCursor = Buffer.from(
+  JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
+).toString('base64url');
 const list = scenarios({ transportId, deepCursor }).filter((s) => !only || s.name.includes(only));
 
 const replays = await captureStatements(url, list);
@@ -55,13 +62,23 @@ process.on('exit', () => {
 const start = (args: string[], env: Record<string, string>) => {
   // The server runs as users run it: its built JavaScript (`pnpm bench` builds it when stale).
   const loader = args[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...loader, ...args], { cwd: serverDir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...loader, ...args], {
+    cwd: serverDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   children.push(child);
   return child;
 };
 const waitFor = async (base: string) => {
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${base} did not start`);
@@ -69,8 +86,15 @@ const waitFor = async (base: string) => {
 
 const serverPort = await freePort();
 start(['dist/server.js'], {
-  DATABASE_URL: url, PORT: String(serverPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'development', SEED_DEMO_DATA: 'false',
-  RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_USER: '1000000000', RATE_LIMIT_ADMIN: '1000000000',
+  DATABASE_URL: url,
+  PORT: String(serverPort),
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  NODE_ENV: 'development',
+  SEED_DEMO_DATA: 'false',
+  RATE_LIMIT_ANONYMOUS: '1000000000',
+  RATE_LIMIT_USER: '1000000000',
+  RATE_LIMIT_ADMIN: '1000000000',
 });
 const barePort = await freePort();
 start(['bench/bare.ts', replayFile, String(barePort), url], {});
@@ -80,11 +104,20 @@ await Promise.all([waitFor(server), waitFor(bare)]);
 
 const tokens = new Map<string, string>();
 for (const [role, username] of Object.entries(USERS)) {
-  const res = await fetch(`${server}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password: 'demo1234' }) });
+  const res = await fetch(`${server}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: 'demo1234' }),
+  });
   tokens.set(role, ((await res.json()) as { result: { access_token: string } }).result.access_token);
 }
 
-interface Figures { p50: number; p99: number; rps: number; bad: number }
+interface Figures {
+  p50: number;
+  p99: number;
+  rps: number;
+  bad: number;
+}
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
 function load(target: string, s: Scenario | null): Promise<Figures> {
   const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), '-W', '[', '-c', '1', '-d', '1', ']'];

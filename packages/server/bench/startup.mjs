@@ -53,7 +53,10 @@ if (process.env.DATABASE_URL) {
 async function start() {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, [join(root, 'dist/server.js')], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [join(root, 'dist/server.js')], {
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);

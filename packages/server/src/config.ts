@@ -194,7 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowEmbeddedDatabase: e.ALLOW_EMBEDDED_DATABASE,
     skipMigrations: e.SKIP_MIGRATIONS,
     adminPassword: e.ADMIN_PASSWORD,
-    corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: e.CORS_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     pgliteDataDir: e.PGLITE_DATA_DIR,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
@@ -226,7 +228,10 @@ export function parseTrustProxy(value: string | undefined): false | number | str
   const text = (value ?? '').trim();
   if (text === '' || text === 'false' || text === '0') return false;
   if (/^\d+$/.test(text)) return Number(text);
-  const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits, extra] = entry.split('/');
     const family = isIP(address ?? '');

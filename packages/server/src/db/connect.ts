@@ -20,7 +20,7 @@ export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, statementMs
 /** Where the data lives: a PostgreSQL server, or the embedded PGlite (on disk or in memory). */
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; poolSize: number; timeouts?: DatabaseTimeouts }
-  | { kind: 'pglite'; dataDir: string; /** Start from a dumped data directory (a template). */ loadDataDir?: Blob };
+  | { kind: 'pglite'; dataDir: string /** Start from a dumped data directory (a template). */; loadDataDir?: Blob };
 
 // pg returns int8 (count(*), sums of integers) and numeric as strings; the API speaks numbers.
 // Values stay far below 2^53 in this domain (counters, money with two decimals).

@@ -53,8 +53,20 @@ export type Difficulty = Schemas['TutorialDifficulty'];
 export type TutorialDuration = Schemas['TutorialDuration'];
 export type TutorialStatus = Schemas['TutorialStatus'];
 
-export interface ImageJson { url: string; alt?: string; width?: number; height?: number }
-export interface AttachmentJson { id: number | string; filename: string; type: string; size: number; url: string; description?: string }
+export interface ImageJson {
+  url: string;
+  alt?: string;
+  width?: number;
+  height?: number;
+}
+export interface AttachmentJson {
+  id: number | string;
+  filename: string;
+  type: string;
+  size: number;
+  url: string;
+  description?: string;
+}
 export interface VideoJson {
   url: string;
   duration?: number;

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { CategoryScope, Database } from './schema.js';
 import { referenceIds } from './seed-reference.js';
 
@@ -45,10 +45,38 @@ const STAFF: { key: StaffKey; roleId: number; actorRole: 'ADMIN' | 'AGENT'; firs
 
 // Some customers have only an e-mail, some only a phone: both shapes must work everywhere.
 export const CUSTOMERS = [
-  { key: 'fatou', first: 'Fatou', last: 'Ndiaye', email: 'fatou.ndiaye@mail.example', phone: '+221 77 123 45 67', address: '12 Rue Carnot, Dakar, Senegal' },
-  { key: 'pierre', first: 'Pierre', last: 'Lambert', email: 'pierre.lambert@mail.example', phone: null, address: '8 Rue de la République, 69002 Lyon, France' },
-  { key: 'youssef', first: 'Youssef', last: 'Alaoui', email: null, phone: '+212 612 345 678', address: 'Boulevard Zerktouni, Casablanca, Morocco' },
-  { key: 'aminata', first: 'Aminata', last: 'Koné', email: 'aminata.kone@mail.example', phone: '+225 07 08 09 10 11', address: 'Le Plateau, Abidjan, Côte d\'Ivoire' },
+  {
+    key: 'fatou',
+    first: 'Fatou',
+    last: 'Ndiaye',
+    email: 'fatou.ndiaye@mail.example',
+    phone: '+221 77 123 45 67',
+    address: '12 Rue Carnot, Dakar, Senegal',
+  },
+  {
+    key: 'pierre',
+    first: 'Pierre',
+    last: 'Lambert',
+    email: 'pierre.lambert@mail.example',
+    phone: null,
+    address: '8 Rue de la République, 69002 Lyon, France',
+  },
+  {
+    key: 'youssef',
+    first: 'Youssef',
+    last: 'Alaoui',
+    email: null,
+    phone: '+212 612 345 678',
+    address: 'Boulevard Zerktouni, Casablanca, Morocco',
+  },
+  {
+    key: 'aminata',
+    first: 'Aminata',
+    last: 'Koné',
+    email: 'aminata.kone@mail.example',
+    phone: '+225 07 08 09 10 11',
+    address: "Le Plateau, Abidjan, Côte d'Ivoire",
+  },
   { key: 'marc', first: 'Marc', last: 'Durand', email: null, phone: '+33 6 98 76 54 32', address: null },
 ];
 
@@ -68,9 +96,16 @@ const CATEGORIES: { scope: CategoryScope; name: string; description: string; col
 ];
 
 const TAGS: [string, string][] = [
-  ['urgent', '#F44336'], ['customs', '#3F51B5'], ['safety', '#FF5722'], ['maintenance', '#795548'],
-  ['route-planning', '#009688'], ['regulation', '#9C27B0'], ['training', '#00BCD4'], ['platform', '#4CAF50'],
-  ['tips', '#FFC107'], ['fuel', '#607D8B'],
+  ['urgent', '#F44336'],
+  ['customs', '#3F51B5'],
+  ['safety', '#FF5722'],
+  ['maintenance', '#795548'],
+  ['route-planning', '#009688'],
+  ['regulation', '#9C27B0'],
+  ['training', '#00BCD4'],
+  ['platform', '#4CAF50'],
+  ['tips', '#FFC107'],
+  ['fuel', '#607D8B'],
 ];
 
 async function idsBy<R extends { id: number }>(rows: Promise<R[]>, key: (row: R) => string): Promise<Ids> {
@@ -89,9 +124,11 @@ export async function seedOrganization(db: Kysely<Database>, passwordHash: strin
     ['TOG-FRN-ALPHA', 'Team Alpha', 'TEAM', 'TOG-FRN'],
     ['TOG-FRN-BETA', 'Team Beta', 'TEAM', 'TOG-FRN'],
   ] as const) {
-    const row = await db.insertInto('organizations')
+    const row = await db
+      .insertInto('organizations')
       .values({ code, name, type, parent_id: parent === null ? null : need(orgs, parent), country_id: fr, created_at: t0, updated_at: t0 })
-      .returning('id').executeTakeFirstOrThrow();
+      .returning('id')
+      .executeTakeFirstOrThrow();
     orgs.set(code, row.id);
   }
 
@@ -100,12 +137,35 @@ export async function seedOrganization(db: Kysely<Database>, passwordHash: strin
   for (const s of STAFF) {
     const email = `${s.key}@transport-ops.example`;
     const orgId = need(orgs, s.org);
-    const actor = await db.insertInto('actors')
-      .values({ actor_role: s.actorRole, first_name: s.first, last_name: s.last, email, phone: s.phone, organization_id: orgId, created_at: t0, updated_at: t0 })
-      .returning('id').executeTakeFirstOrThrow();
-    const user = await db.insertInto('users')
-      .values({ username: s.key, email, password_hash: passwordHash, role_id: s.roleId, country_id: fr, organization_id: orgId, actor_id: actor.id, created_at: t0, updated_at: t0 })
-      .returning('id').executeTakeFirstOrThrow();
+    const actor = await db
+      .insertInto('actors')
+      .values({
+        actor_role: s.actorRole,
+        first_name: s.first,
+        last_name: s.last,
+        email,
+        phone: s.phone,
+        organization_id: orgId,
+        created_at: t0,
+        updated_at: t0,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const user = await db
+      .insertInto('users')
+      .values({
+        username: s.key,
+        email,
+        password_hash: passwordHash,
+        role_id: s.roleId,
+        country_id: fr,
+        organization_id: orgId,
+        actor_id: actor.id,
+        created_at: t0,
+        updated_at: t0,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await db.updateTable('actors').set({ user_id: user.id }).where('id', '=', actor.id).execute();
     users[s.key] = user.id;
   }
@@ -114,20 +174,36 @@ export async function seedOrganization(db: Kysely<Database>, passwordHash: strin
 
   const customers: Ids = new Map();
   for (const [i, c] of CUSTOMERS.entries()) {
-    const row = await db.insertInto('actors')
-      .values({ actor_role: 'CUSTOMER', first_name: c.first, last_name: c.last, email: c.email, phone: c.phone, address: c.address, created_at: at(150 - i * 10), updated_at: at(150 - i * 10) })
-      .returning('id').executeTakeFirstOrThrow();
+    const row = await db
+      .insertInto('actors')
+      .values({
+        actor_role: 'CUSTOMER',
+        first_name: c.first,
+        last_name: c.last,
+        email: c.email,
+        phone: c.phone,
+        address: c.address,
+        created_at: at(150 - i * 10),
+        updated_at: at(150 - i * 10),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     customers.set(c.key, row.id);
   }
 
-  const categoryRows = await db.insertInto('categories')
+  const categoryRows = await db
+    .insertInto('categories')
     .values(CATEGORIES.map((c) => ({ ...c, created_at: t0, updated_at: t0 })))
-    .returning(['id', 'scope', 'name']).execute();
+    .returning(['id', 'scope', 'name'])
+    .execute();
   const categories: Record<CategoryScope, Ids> = { FORUM: new Map(), ANNOUNCEMENT: new Map(), TUTORIAL: new Map() };
   for (const c of categoryRows) categories[c.scope].set(c.name, c.id);
   const tags = await idsBy(
-    db.insertInto('tags').values(TAGS.map(([name, color]) => ({ name, color, created_at: t0, updated_at: t0 })))
-      .returning(['id', 'name']).execute(),
+    db
+      .insertInto('tags')
+      .values(TAGS.map(([name, color]) => ({ name, color, created_at: t0, updated_at: t0 })))
+      .returning(['id', 'name'])
+      .execute(),
     (r) => r.name,
   );
 

@@ -68,7 +68,11 @@ const UNIQUE: Record<string, UniqueRule> = {
 };
 
 const singular = (table: string) =>
-  table.replace(/_/g, ' ').replace(/ies$/, 'y').replace(/(ses|xes)$/, (m) => m.slice(0, -2)).replace(/s$/, '');
+  table
+    .replace(/_/g, ' ')
+    .replace(/ies$/, 'y')
+    .replace(/(ses|xes)$/, (m) => m.slice(0, -2))
+    .replace(/s$/, '');
 
 /** `Key (lower(email::text))=(Jane@x.org) already exists.` -> the value; the column when it is plain. */
 function keyOf(detail: string | undefined): { column?: string; value?: string } {
@@ -96,7 +100,11 @@ export function contractErrorOf(error: unknown): AppError | ListError | undefine
         resource: singular(e.table ?? 'record'),
         field: key.column ? camel(key.column) : (e.constraint ?? 'value'),
       };
-      return new AppError('ALREADY_EXISTS', { ...rule, value: key.value ?? '' }, `A ${rule.resource} with this ${rule.field} already exists`);
+      return new AppError(
+        'ALREADY_EXISTS',
+        { ...rule, value: key.value ?? '' },
+        `A ${rule.resource} with this ${rule.field} already exists`,
+      );
     }
     case '23503':
     case '23001': {
@@ -106,7 +114,11 @@ export function contractErrorOf(error: unknown): AppError | ListError | undefine
         const resource = singular(/is not present in table "(\w+)"/.exec(e.detail!)![1]!);
         return new AppError('RESOURCE_NOT_FOUND', { resource, id: validId }, `${resource[0]!.toUpperCase()}${resource.slice(1)} not found`);
       }
-      return new AppError('RESOURCE_IN_USE', { resource: 'record', id: validId, usageCount: 1 }, 'The record is still referenced by other records');
+      return new AppError(
+        'RESOURCE_IN_USE',
+        { resource: 'record', id: validId, usageCount: 1 },
+        'The record is still referenced by other records',
+      );
     }
     case '23514':
       return new ListError(400, 'Validation failed', [`${e.constraint ?? 'value'} is not satisfied`]);

@@ -2,7 +2,17 @@
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 // Socket-level failures: the server is down, unreachable or dropped the connection.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 // PostgreSQL SQLSTATEs of an unavailable server: connection exceptions (class 08), shutting
 // down or starting up (57P01-57P03), too many connections (53300), statement_timeout (57014).

@@ -175,6 +175,11 @@ export async function fetchKeysetPage<Row>(
   const rows = ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
   const end = keyRows.at(-1);
   const nextCursor =
-    keyRows.length === r.limit && end ? encodeCursor(signature, r.keys.map((_, i) => end[`k${i}`]!)) : null;
+    keyRows.length === r.limit && end
+      ? encodeCursor(
+          signature,
+          r.keys.map((_, i) => end[`k${i}`]!),
+        )
+      : null;
   return { rows, total: counted.total, extras: { exact: counted.exact, nextCursor } };
 }

@@ -7,7 +7,13 @@ import type { Database, ViewedResource } from '../db/schema.js';
  * proof (primary key resource, user, day): true when this view is the user's first of the day,
  * and the caller then adds one to the resource's counter in the same transaction.
  */
-export async function firstViewToday(db: Kysely<Database>, resource: ViewedResource, resourceId: number, userId: number, now = new Date()): Promise<boolean> {
+export async function firstViewToday(
+  db: Kysely<Database>,
+  resource: ViewedResource,
+  resourceId: number,
+  userId: number,
+  now = new Date(),
+): Promise<boolean> {
   const row = await db
     .insertInto('content_views')
     .values({ resource_type: resource, resource_id: resourceId, user_id: userId, day: now.toISOString().slice(0, 10) })

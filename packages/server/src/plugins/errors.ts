@@ -110,9 +110,7 @@ export default fp(async function errors(app: FastifyInstance) {
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? req.url;
-    reply
-      .code(404)
-      .send(envelope(`No operation at ${req.method} ${url}`, { code: 'ROUTE_NOT_FOUND', method: req.method, url }));
+    reply.code(404).send(envelope(`No operation at ${req.method} ${url}`, { code: 'ROUTE_NOT_FOUND', method: req.method, url }));
   });
 });
 
@@ -123,7 +121,13 @@ declare module 'fastify' {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 408: 'Request timeout', 413: 'Request is too large', 414: 'URI too long', 431: 'Request header fields too large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  408: 'Request timeout',
+  413: 'Request is too large',
+  414: 'URI too long',
+  431: 'Request header fields too large',
+};
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (header overflow, malformed
@@ -132,7 +136,13 @@ const STATUS_TEXT: Record<number, string> = { 400: 'Bad request', 408: 'Request 
 export function clientErrorHandler(error: Error & { code?: string }, socket: import('node:net').Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'HPE_URI_TOO_LONG' ? 414 : 400;
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 408
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : error.code === 'HPE_URI_TOO_LONG'
+          ? 414
+          : 400;
   const message = STATUS_TEXT[status]!;
   const body = JSON.stringify(envelope(message, [status === 431 ? 'The request line and headers exceed 16 KB' : message]));
   if (socket.writable) {
@@ -147,5 +157,8 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
 export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
   const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
   const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment exceeds 100 characters' : 'The URL is malformed';
-  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(envelope(STATUS_TEXT[status] ?? reason, [reason]));
+  return reply
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(envelope(STATUS_TEXT[status] ?? reason, [reason]));
 }

@@ -22,7 +22,10 @@ export default fp(async function serialization(app: FastifyInstance) {
   app.setSerializerCompiler((route) => {
     const status = Number.parseInt(String(route.httpStatus), 10);
     if (Number.isNaN(status) || status >= 300) return (data: unknown) => JSON.stringify(data);
-    if (capture) return capture(route.schema as object), (data: unknown) => JSON.stringify(data);
+    if (capture) {
+      capture(route.schema as object);
+      return (data: unknown) => JSON.stringify(data);
+    }
     return precompiled?.get(schemaKey(route.schema)) ?? compilerFor(route as unknown as Parameters<typeof compilerFor>[0]);
   });
 });

@@ -8,7 +8,9 @@ import { AppError, ListError } from '../http/errors.js';
 import { loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /** The keyword put on every string schema: PostgreSQL cannot store NUL in text. */
 export const TEXT_SAFE = 'x-text-safe';
@@ -62,7 +64,8 @@ export function hardenSchema(schema: unknown, closeObject = false): unknown {
     }
     const copy: Record<string, unknown> = {};
     seen.set(node, copy);
-    for (const [key, value] of Object.entries(node)) copy[key] = key === 'enum' || key === 'const' || key === 'examples' ? value : walk(value);
+    for (const [key, value] of Object.entries(node))
+      copy[key] = key === 'enum' || key === 'const' || key === 'examples' ? value : walk(value);
     if (isStringSchema(copy)) copy[TEXT_SAFE] = true;
     return copy;
   };
@@ -116,7 +119,10 @@ export default fp(async function validation(app: FastifyInstance) {
   app.setValidatorCompiler(({ schema, httpPart, contentType }) => {
     const json = httpPart === 'body' && (contentType === undefined || contentType === 'application/json');
     const compiled: CompiledSchema = { coerce: !json, schema: hardenSchema(schema, httpPart === 'querystring') as object };
-    if (capture) return capture(compiled), () => true;
+    if (capture) {
+      capture(compiled);
+      return () => true;
+    }
     const built = precompiled?.get(schemaKey(compiled)) as ReturnType<typeof strict.compile> | undefined;
     return built ?? (compiled.coerce ? coercing : strict).compile(compiled.schema);
   });

@@ -16,7 +16,14 @@ beforeAll(async () => {
 afterAll(async () => db?.destroy());
 
 const count = async (table: 'roles' | 'countries' | 'states' | 'vehicle_types' | 'complaint_types' | 'users') =>
-  Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('reference data', () => {
   it('adds the system roles, countries with their states, vehicle and complaint types, and no user', async () => {
@@ -49,10 +56,14 @@ describe('admin:create', () => {
   });
 
   it('refuses a taken username, a short password and a malformed e-mail, naming the rule', async () => {
-    await expect(createAdmin(db, { username: 'ops', email: 'other@transport-ops.example', password: 'long-enough-password' })).rejects.toThrow(
-      'a user with the username ops or the e-mail other@transport-ops.example already exists',
+    await expect(
+      createAdmin(db, { username: 'ops', email: 'other@transport-ops.example', password: 'long-enough-password' }),
+    ).rejects.toThrow('a user with the username ops or the e-mail other@transport-ops.example already exists');
+    await expect(createAdmin(db, { username: 'ops2', email: 'ops2@transport-ops.example', password: 'short' })).rejects.toThrow(
+      '8 to 128 characters',
     );
-    await expect(createAdmin(db, { username: 'ops2', email: 'ops2@transport-ops.example', password: 'short' })).rejects.toThrow('8 to 128 characters');
-    await expect(createAdmin(db, { username: 'ops3', email: 'not-an-email', password: 'long-enough-password' })).rejects.toThrow('e-mail address');
+    await expect(createAdmin(db, { username: 'ops3', email: 'not-an-email', password: 'long-enough-password' })).rejects.toThrow(
+      'e-mail address',
+    );
   });
 });

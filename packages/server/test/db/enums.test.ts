@@ -14,13 +14,20 @@ type Node = Record<string, unknown>;
 /** The enum of a property of a contract schema, following `properties` (and nullable/composed wrappers). */
 function propertyEnum(schema: string, ...path: string[]): string[] {
   let node = loadContract().components.schemas[schema] as Node;
-  const unwrap = (n: Node): Node[] => [n, ...(['allOf', 'oneOf', 'anyOf'] as const).flatMap((k) => ((n[k] as Node[]) ?? []).flatMap(unwrap))];
+  const unwrap = (n: Node): Node[] => [
+    n,
+    ...(['allOf', 'oneOf', 'anyOf'] as const).flatMap((k) => ((n[k] as Node[]) ?? []).flatMap(unwrap)),
+  ];
   for (const key of path) {
-    const found = unwrap(node).map((n) => (n.properties as Record<string, Node> | undefined)?.[key]).find(Boolean);
+    const found = unwrap(node)
+      .map((n) => (n.properties as Record<string, Node> | undefined)?.[key])
+      .find(Boolean);
     if (!found) throw new Error(`${schema}.${path.join('.')} not found in the contract`);
     node = found;
   }
-  const values = unwrap(node).map((n) => n.enum).find(Array.isArray) as string[] | undefined;
+  const values = unwrap(node)
+    .map((n) => n.enum)
+    .find(Array.isArray) as string[] | undefined;
   if (!values) throw new Error(`${schema}.${path.join('.')} has no enum`);
   return values;
 }
@@ -63,7 +70,9 @@ const RULES = new Set(['transports_validation_status_check']);
 describe('enumerations of the database and the contract', () => {
   it('hold the same values in every CHECK list of the migrated database', async () => {
     const { rows } = await sql<{ name: string; definition: string }>`
-      select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where contype = 'c' and conrelid <> 0`.execute(t.db);
+      select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint where contype = 'c' and conrelid <> 0`.execute(
+      t.db,
+    );
     const lists = Object.fromEntries(
       rows
         .filter((r) => !RULES.has(r.name) && /= ANY \(+ARRAY\[/.test(r.definition))

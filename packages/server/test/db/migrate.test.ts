@@ -49,12 +49,42 @@ function postgres(url: string): Target {
 const targets = [pglite, ...(process.env.DATABASE_URL ? [postgres(process.env.DATABASE_URL)] : [])];
 
 const TABLES = [
-  'actors', 'announcement_likes', 'announcement_reads', 'announcement_tags', 'announcements', 'categories',
-  'certificates', 'complaint_attachments', 'complaint_notifications', 'complaint_status_history', 'complaint_types', 'complaints',
-  'content_views', 'countries', 'forum_messages', 'forum_reports', 'forum_subscriptions', 'forum_topic_likes', 'forum_topic_tags',
-  'forum_topics', 'forum_votes', 'organizations', 'roles', 'sessions', 'states', 'tags', 'transport_documents',
-  'transport_status_history', 'transports', 'tutorial_chapters', 'tutorial_prerequisites', 'tutorial_progress',
-  'tutorial_tags', 'tutorials', 'users', 'vehicle_types',
+  'actors',
+  'announcement_likes',
+  'announcement_reads',
+  'announcement_tags',
+  'announcements',
+  'categories',
+  'certificates',
+  'complaint_attachments',
+  'complaint_notifications',
+  'complaint_status_history',
+  'complaint_types',
+  'complaints',
+  'content_views',
+  'countries',
+  'forum_messages',
+  'forum_reports',
+  'forum_subscriptions',
+  'forum_topic_likes',
+  'forum_topic_tags',
+  'forum_topics',
+  'forum_votes',
+  'organizations',
+  'roles',
+  'sessions',
+  'states',
+  'tags',
+  'transport_documents',
+  'transport_status_history',
+  'transports',
+  'tutorial_chapters',
+  'tutorial_prerequisites',
+  'tutorial_progress',
+  'tutorial_tags',
+  'tutorials',
+  'users',
+  'vehicle_types',
 ];
 
 async function domainTables(db: Kysely<Database>): Promise<string[]> {
@@ -106,8 +136,11 @@ describe.each(targets)('database on $name', (target) => {
   it('keeps the system roles at ids 1-5 and hands out the next id after them', async () => {
     const roles = await db.selectFrom('roles').select(['id', 'code']).orderBy('id').execute();
     expect(roles.map((r) => `${r.id}:${r.code}`)).toEqual(['1:SUPER_ADMIN', '2:ADMIN', '3:AGENT', '4:TEAM_MANAGER', '5:SUPERVISOR']);
-    const custom = await db.insertInto('roles').values({ code: 'AUDITOR', name: 'Auditor', access_level: 'agent' })
-      .returning('id').executeTakeFirstOrThrow();
+    const custom = await db
+      .insertInto('roles')
+      .values({ code: 'AUDITOR', name: 'Auditor', access_level: 'agent' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     expect(custom.id).toBe(6);
     await db.deleteFrom('roles').where('id', '=', custom.id).execute();
   });
@@ -118,9 +151,17 @@ describe.each(targets)('database on $name', (target) => {
     for (const t of seeded) expect(t.loading_number).toMatch(/^TRP-\d{8}-\d{6}$/);
     const agent = await db.selectFrom('users').select('id').where('username', '=', 'agent').executeTakeFirstOrThrow();
     const vehicle = await db.selectFrom('vehicle_types').select('id').limit(1).executeTakeFirstOrThrow();
-    const created = await db.insertInto('transports')
-      .values({ charger_first_name: 'Test', charger_last_name: 'Charger', vehicle_type_id: vehicle.id, loading_point: 'Paris', created_by: agent.id })
-      .returning(['id', 'loading_number', 'status']).executeTakeFirstOrThrow();
+    const created = await db
+      .insertInto('transports')
+      .values({
+        charger_first_name: 'Test',
+        charger_last_name: 'Charger',
+        vehicle_type_id: vehicle.id,
+        loading_point: 'Paris',
+        created_by: agent.id,
+      })
+      .returning(['id', 'loading_number', 'status'])
+      .executeTakeFirstOrThrow();
     const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
     expect(created.loading_number).toBe(`TRP-${today}-${String(seeded.length + 1).padStart(6, '0')}`);
     expect(created.status).toBe('PENDING');
@@ -128,15 +169,30 @@ describe.each(targets)('database on $name', (target) => {
   });
 
   it('stores counters that agree with the rows they count', async () => {
-    expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_messages m where
+    expect(
+      await count(
+        db,
+        sql<{ n: number }>`select count(*) as n from forum_messages m where
       likes_count <> (select count(*) from forum_votes v where v.message_id = m.id and v.vote = 'LIKE')
       or dislikes_count <> (select count(*) from forum_votes v where v.message_id = m.id and v.vote = 'DISLIKE')
-      or replies_count <> (select count(*) from forum_messages r where r.parent_id = m.id)`)).toBe(0);
-    expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_topics t where
+      or replies_count <> (select count(*) from forum_messages r where r.parent_id = m.id)`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        db,
+        sql<{ n: number }>`select count(*) as n from forum_topics t where
       messages_count <> (select count(*) from forum_messages m where m.topic_id = t.id)
-      or likes_count <> (select count(*) from forum_topic_likes l where l.topic_id = t.id)`)).toBe(0);
-    expect(await count(db, sql<{ n: number }>`select count(*) as n from announcements a where
-      likes_count <> (select count(*) from announcement_likes l where l.announcement_id = a.id)`)).toBe(0);
+      or likes_count <> (select count(*) from forum_topic_likes l where l.topic_id = t.id)`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        db,
+        sql<{ n: number }>`select count(*) as n from announcements a where
+      likes_count <> (select count(*) from announcement_likes l where l.announcement_id = a.id)`,
+      ),
+    ).toBe(0);
     expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_votes where vote = 'LIKE'`)).toBeGreaterThan(0);
   });
 
@@ -145,54 +201,80 @@ describe.each(targets)('database on $name', (target) => {
     expect(complaints.map((c) => c.status)).toEqual(expect.arrayContaining(['PENDING', 'IN_PROGRESS', 'RESOLVED']));
     expect(await db.selectFrom('complaint_notifications').select('channel').execute()).toEqual([{ channel: 'EMAIL' }]);
     expect(await db.selectFrom('forum_reports').select('status').execute()).toEqual([{ status: 'PENDING' }]);
-    const expired = await db.selectFrom('announcements').select('id')
-      .where('status', '=', 'PUBLISHED').where('expires_at', '<', new Date()).execute();
+    const expired = await db
+      .selectFrom('announcements')
+      .select('id')
+      .where('status', '=', 'PUBLISHED')
+      .where('expires_at', '<', new Date())
+      .execute();
     expect(expired).toHaveLength(1);
     const tutorials = await db.selectFrom('tutorials').select(['title', 'duration', 'status']).orderBy('id').execute();
     expect(tutorials.map((t) => t.duration)).toEqual(['SHORT', 'MEDIUM', 'MEDIUM', 'LONG', 'MEDIUM']);
-    const found = await db.selectFrom('tutorials').select('title')
-      .where(sql<boolean>`search_vector @@ websearch_to_tsquery('english', 'customs convoys')`).execute();
+    const found = await db
+      .selectFrom('tutorials')
+      .select('title')
+      .where(sql<boolean>`search_vector @@ websearch_to_tsquery('english', 'customs convoys')`)
+      .execute();
     expect(found.map((t) => t.title)).toEqual(['Planning cross-border convoys']);
   });
 
   it('refuses a second complaint on the same transport', async () => {
     const first = await db.selectFrom('complaints').selectAll().limit(1).executeTakeFirstOrThrow();
-    await expect(db.insertInto('complaints')
-      .values({ label: 'Again', transport_id: first.transport_id, created_by: first.created_by })
-      .execute()).rejects.toThrow(/complaints_transport_id_key/);
+    await expect(
+      db.insertInto('complaints').values({ label: 'Again', transport_id: first.transport_id, created_by: first.created_by }).execute(),
+    ).rejects.toThrow(/complaints_transport_id_key/);
   });
 
   it('refuses a second vote by the same user on the same message', async () => {
     const vote = await db.selectFrom('forum_votes').selectAll().limit(1).executeTakeFirstOrThrow();
-    await expect(db.insertInto('forum_votes')
-      .values({ message_id: vote.message_id, user_id: vote.user_id, vote: vote.vote === 'LIKE' ? 'DISLIKE' : 'LIKE' })
-      .execute()).rejects.toThrow(/forum_votes_pkey/);
+    await expect(
+      db
+        .insertInto('forum_votes')
+        .values({ message_id: vote.message_id, user_id: vote.user_id, vote: vote.vote === 'LIKE' ? 'DISLIKE' : 'LIKE' })
+        .execute(),
+    ).rejects.toThrow(/forum_votes_pkey/);
   });
 
   it('refuses a customer with neither e-mail nor phone', async () => {
-    await expect(db.insertInto('actors')
-      .values({ actor_role: 'CUSTOMER', first_name: 'No', last_name: 'Contact', email: null, phone: ' ' })
-      .execute()).rejects.toThrow(/actors_customer_contact_check/);
+    await expect(
+      db.insertInto('actors').values({ actor_role: 'CUSTOMER', first_name: 'No', last_name: 'Contact', email: null, phone: ' ' }).execute(),
+    ).rejects.toThrow(/actors_customer_contact_check/);
   });
 
   it('refuses a duplicate e-mail in another case, a report twice, and a rating of 6', async () => {
     const admin = await db.selectFrom('users').selectAll().where('username', '=', 'admin').executeTakeFirstOrThrow();
-    await expect(db.insertInto('users').values({
-      username: 'admin-copy', email: admin.email.toUpperCase(), password_hash: 'x', role_id: admin.role_id, country_id: admin.country_id,
-    }).execute()).rejects.toThrow(/users_email_lower_key/);
+    await expect(
+      db
+        .insertInto('users')
+        .values({
+          username: 'admin-copy',
+          email: admin.email.toUpperCase(),
+          password_hash: 'x',
+          role_id: admin.role_id,
+          country_id: admin.country_id,
+        })
+        .execute(),
+    ).rejects.toThrow(/users_email_lower_key/);
     const report = await db.selectFrom('forum_reports').selectAll().limit(1).executeTakeFirstOrThrow();
-    await expect(db.insertInto('forum_reports')
-      .values({ message_id: report.message_id, reporter_id: report.reporter_id, reason: 'SPAM' })
-      .execute()).rejects.toThrow(/forum_reports_message_reporter_key/);
-    await expect(db.updateTable('tutorial_progress').set({ rating: 6 }).execute())
-      .rejects.toThrow(/tutorial_progress_rating_check/);
+    await expect(
+      db.insertInto('forum_reports').values({ message_id: report.message_id, reporter_id: report.reporter_id, reason: 'SPAM' }).execute(),
+    ).rejects.toThrow(/forum_reports_message_reporter_key/);
+    await expect(db.updateTable('tutorial_progress').set({ rating: 6 }).execute()).rejects.toThrow(/tutorial_progress_rating_check/);
   });
 
   it('refuses a reply whose parent belongs to another topic', async () => {
-    const [a, b] = await db.selectFrom('forum_messages').select(['id', 'topic_id', 'author_id'])
-      .where('is_main_message', '=', true).orderBy('id').limit(2).execute();
-    await expect(db.insertInto('forum_messages')
-      .values({ topic_id: b!.topic_id, parent_id: a!.id, author_id: a!.author_id, content: 'Wrong tree' })
-      .execute()).rejects.toThrow(/forum_messages_parent_fkey/);
+    const [a, b] = await db
+      .selectFrom('forum_messages')
+      .select(['id', 'topic_id', 'author_id'])
+      .where('is_main_message', '=', true)
+      .orderBy('id')
+      .limit(2)
+      .execute();
+    await expect(
+      db
+        .insertInto('forum_messages')
+        .values({ topic_id: b!.topic_id, parent_id: a!.id, author_id: a!.author_id, content: 'Wrong tree' })
+        .execute(),
+    ).rejects.toThrow(/forum_messages_parent_fkey/);
   });
 });

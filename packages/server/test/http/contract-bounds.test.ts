@@ -5,8 +5,9 @@ const INT32_MAX = 2147483647;
 
 /** Every schema of the bundled document with `integer` or `number` among its types, with its JSON pointer. */
 function numericSchemas(node: unknown, path = '#', out: Array<{ path: string; schema: Record<string, unknown> }> = []) {
-  if (Array.isArray(node)) node.forEach((item, i) => numericSchemas(item, `${path}/${i}`, out));
-  else if (node !== null && typeof node === 'object') {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) numericSchemas(item, `${path}/${i}`, out);
+  } else if (node !== null && typeof node === 'object') {
     const schema = node as Record<string, unknown>;
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (types.includes('integer') || types.includes('number')) out.push({ path, schema });
@@ -24,7 +25,10 @@ describe('numbers of the contract', () => {
 
   it('give every integer and number a lower and an upper bound', () => {
     const unbounded = all
-      .filter(({ schema }) => (schema.minimum ?? schema.exclusiveMinimum) === undefined || (schema.maximum ?? schema.exclusiveMaximum) === undefined)
+      .filter(
+        ({ schema }) =>
+          (schema.minimum ?? schema.exclusiveMinimum) === undefined || (schema.maximum ?? schema.exclusiveMaximum) === undefined,
+      )
       .map(({ path }) => path);
     expect(unbounded).toEqual([]);
   });

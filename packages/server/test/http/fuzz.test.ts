@@ -16,7 +16,11 @@ const doc = loadContract() as unknown as Schema;
 
 function deref(schema: Schema | undefined): Schema {
   let s = schema ?? {};
-  while (typeof s.$ref === 'string') s = s.$ref.slice(2).split('/').reduce((node: Schema, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  while (typeof s.$ref === 'string')
+    s = s.$ref
+      .slice(2)
+      .split('/')
+      .reduce((node: Schema, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   return s;
 }
 
@@ -30,7 +34,7 @@ function random(seed: number) {
   };
 }
 const rand = random(20261123);
-const pick = <T,>(items: T[]): T => items[Math.floor(rand() * items.length)]!;
+const pick = <T>(items: T[]): T => items[Math.floor(rand() * items.length)]!;
 
 const typeOf = (s: Schema): string => {
   const t = Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type;
@@ -76,7 +80,7 @@ function hostileValues(s: Schema): unknown[] {
   switch (typeOf(s)) {
     case 'integer':
     case 'number':
-      return [...common, '12', 2147483648, -1, 1.7e308, 9007199254740993, 'NaN', ''];
+      return [...common, '12', 2147483648, -1, 1.7e308, 9007199254740992, 'NaN', ''];
     case 'boolean':
       return [...common, 'true', 1, 0];
     case 'array':
@@ -89,7 +93,13 @@ function hostileValues(s: Schema): unknown[] {
 }
 
 const json = { 'content-type': 'application/json' };
-const ROLE_USER: Record<string, DemoUser | 'super'> = { super_admin: 'super', admin: 'admin', supervisor: 'supervisor', team_manager: 'manager', agent: 'agent' };
+const ROLE_USER: Record<string, DemoUser | 'super'> = {
+  super_admin: 'super',
+  admin: 'admin',
+  supervisor: 'supervisor',
+  team_manager: 'manager',
+  agent: 'agent',
+};
 
 interface Case {
   name: string;
@@ -114,7 +124,9 @@ function multipartOf(fields: Record<string, unknown>, filename = 'scan.pdf') {
     for (const v of values) {
       const isFile = name === 'files';
       text += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${isFile ? `; filename="${filename}"` : ''}\r\n`;
-      text += isFile ? 'Content-Type: application/pdf\r\n\r\n%PDF-1.4\n%%EOF\n\r\n' : `\r\n${typeof v === 'object' ? JSON.stringify(v) : String(v)}\r\n`;
+      text += isFile
+        ? 'Content-Type: application/pdf\r\n\r\n%PDF-1.4\n%%EOF\n\r\n'
+        : `\r\n${typeof v === 'object' ? JSON.stringify(v) : String(v)}\r\n`;
     }
   }
   return { payload: `${text}--${boundary}--\r\n`, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
@@ -123,7 +135,9 @@ function multipartOf(fields: Record<string, unknown>, filename = 'scan.pdf') {
 /** The requests sent to one operation: the plausible one, then its mutations. */
 function casesFor(op: OperationInfo): Case[] {
   const cases: Case[] = [];
-  const parameters = ((op.operation as Schema).parameters ?? []).map(deref).concat(((doc.paths[op.path] as Schema).parameters ?? []).map(deref));
+  const parameters = ((op.operation as Schema).parameters ?? [])
+    .map(deref)
+    .concat(((doc.paths[op.path] as Schema).parameters ?? []).map(deref));
   const pathParams = parameters.filter((p: Schema) => p.in === 'path');
   const queryParams = parameters.filter((p: Schema) => p.in === 'query');
   const params = Object.fromEntries(pathParams.map((p: Schema) => [p.name, String(sample(p.schema))]));
@@ -136,12 +150,19 @@ function casesFor(op: OperationInfo): Case[] {
 
   for (const p of pathParams) {
     for (const bad of ['2147483648', '-1', 'abc', '1e400', '0', '1.5', 'a\u0000b', '99999999999999999999']) {
-      cases.push({ name: `path ${p.name}=${JSON.stringify(bad)}`, options: body ? send(body.base) : {}, params: { ...params, [p.name]: bad } });
+      cases.push({
+        name: `path ${p.name}=${JSON.stringify(bad)}`,
+        options: body ? send(body.base) : {},
+        params: { ...params, [p.name]: bad },
+      });
     }
   }
   for (const p of queryParams) {
-    const values = hostileValues(deref(p.schema)).filter((v) => v === null || typeof v !== 'object').map((v) => String(v).slice(0, 3000));
-    for (const bad of [pick(values), pick(values), '1e400', 'a\u0000b']) cases.push({ name: `query ${p.name}=${JSON.stringify(bad).slice(0, 40)}`, options: { query: { [p.name]: bad } } });
+    const values = hostileValues(deref(p.schema))
+      .filter((v) => v === null || typeof v !== 'object')
+      .map((v) => String(v).slice(0, 3000));
+    for (const bad of [pick(values), pick(values), '1e400', 'a\u0000b'])
+      cases.push({ name: `query ${p.name}=${JSON.stringify(bad).slice(0, 40)}`, options: { query: { [p.name]: bad } } });
   }
   cases.push({ name: 'undeclared query parameter', options: { query: { fuzzExtra: '1' } } });
 
@@ -153,14 +174,23 @@ function casesFor(op: OperationInfo): Case[] {
     cases.push({ name: 'malformed JSON', options: { payload: '{"a": ', headers: json } });
     cases.push({ name: 'huge number literal', options: { payload: '{"x": 1e400}', headers: json } });
     cases.push({ name: 'text/plain body', options: { payload: 'hello', headers: { 'content-type': 'text/plain' } } });
-    cases.push({ name: 'form-urlencoded body', options: { payload: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } } });
+    cases.push({
+      name: 'form-urlencoded body',
+      options: { payload: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    });
     cases.push({ name: 'body without content type', options: { payload: JSON.stringify(body.base), headers: { 'content-type': '' } } });
-    cases.push({ name: 'multipart on a JSON operation or JSON on an upload', options: multipart ? { payload: JSON.stringify(body.base), headers: json } : multipartOf({ a: '1' }) });
+    cases.push({
+      name: 'multipart on a JSON operation or JSON on an upload',
+      options: multipart ? { payload: JSON.stringify(body.base), headers: json } : multipartOf({ a: '1' }),
+    });
     cases.push({ name: 'empty object', options: send({}) });
     cases.push({ name: 'unknown field', options: send({ ...body.base, fuzzUnknown: 1 }) });
     if (multipart) {
       cases.push({ name: 'NUL in a file name', options: multipartOf(body.base, 'a\u0000.pdf') });
-      cases.push({ name: 'malformed multipart', options: { ...multipartOf(body.base), payload: '--fuzz-boundary-7f3a\r\nContent-Disposition: form-data; name="x"\r\n\r\nbroken' } });
+      cases.push({
+        name: 'malformed multipart',
+        options: { ...multipartOf(body.base), payload: '--fuzz-boundary-7f3a\r\nContent-Disposition: form-data; name="x"\r\n\r\nbroken' },
+      });
     }
     const properties = Object.entries((body.schema.properties ?? {}) as Record<string, Schema>);
     for (const [name, schema] of properties) {
@@ -179,7 +209,8 @@ function casesFor(op: OperationInfo): Case[] {
 
 /** A validation error names its field: `body/x ...`, `querystring/x ...`, `params/x ...`, or a field map. */
 function namesTheField(errors: unknown): boolean {
-  if (Array.isArray(errors)) return errors.every((e) => typeof e === 'string' && /^(body|querystring|params|headers)\b|^[a-zA-Z_.]+ /.test(e));
+  if (Array.isArray(errors))
+    return errors.every((e) => typeof e === 'string' && /^(body|querystring|params|headers)\b|^[a-zA-Z_.]+ /.test(e));
   if (errors && typeof errors === 'object') return Object.keys(errors).length > 0;
   return false;
 }
@@ -197,7 +228,15 @@ beforeAll(async () => {
   // No demo account has the super_admin level: one is made for the operations that require it.
   const created = await t.call('createUser', {
     token: await t.token('admin'),
-    body: { username: 'fuzz.super', email: 'fuzz.super@example.test', firstName: 'Fuzz', lastName: 'Super', password: 'Fuzz#Super2026', confirmPassword: 'Fuzz#Super2026', roleId: 3 },
+    body: {
+      username: 'fuzz.super',
+      email: 'fuzz.super@example.test',
+      firstName: 'Fuzz',
+      lastName: 'Super',
+      password: 'Fuzz#Super2026',
+      confirmPassword: 'Fuzz#Super2026',
+      roleId: 3,
+    },
   });
   const superRole = await t.db.selectFrom('roles').select('id').where('access_level', '=', 'super_admin').executeTakeFirstOrThrow();
   await t.db.updateTable('users').set({ role_id: superRole.id }).where('id', '=', created.body.result.id).execute();
@@ -215,30 +254,41 @@ const callerOf = (op: OperationInfo): string | null => {
 
 describe('hostile input over every operation of the contract', () => {
   // Session-ending operations go last, so that the sessions of the others stay valid.
-  const ending = new Set(['logout', 'revokeUserSessions', 'revokeSession', 'changeUserPassword', 'deactivateUser', 'deleteUser', 'updateUser']);
+  const ending = new Set([
+    'logout',
+    'revokeUserSessions',
+    'revokeSession',
+    'changeUserPassword',
+    'deactivateUser',
+    'deleteUser',
+    'updateUser',
+  ]);
   const ordered = [...operations.filter((o) => !ending.has(o.operationId)), ...operations.filter((o) => ending.has(o.operationId))];
 
-  it.each(ordered.map((op) => [op.operationId, op] as const))('%s answers every hostile request below 500, in the envelope it declares', async (_id, op) => {
-    const failures: string[] = [];
-    const user = callerOf(op);
-    for (const c of casesFor(op)) {
-      const token = user === null ? null : tokens.get(user)!;
-      const params = c.params ?? Object.fromEntries(((op.path.match(/\{(\w+)\}/g) ?? []) as string[]).map((m) => [m.slice(1, -1), '1']));
-      let res;
-      try {
-        res = await t.call(op.operationId, { ...c.options, params: { ...params, ...c.params }, token });
-      } catch (error) {
-        failures.push(`${c.name}: ${(error as Error).message.split('\n')[0]}`);
-        continue;
-      }
-      if (res.status >= 500) failures.push(`${c.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-      if (res.status >= 400) {
-        if (res.body?.success !== false || typeof res.body?.message !== 'string') failures.push(`${c.name}: not the envelope`);
-        if (res.status === 400 && res.body?.message === 'Validation failed' && !namesTheField(res.body.errors)) {
-          failures.push(`${c.name}: 400 does not name the field: ${JSON.stringify(res.body.errors)}`);
+  it.each(ordered.map((op) => [op.operationId, op] as const))(
+    '%s answers every hostile request below 500, in the envelope it declares',
+    async (_id, op) => {
+      const failures: string[] = [];
+      const user = callerOf(op);
+      for (const c of casesFor(op)) {
+        const token = user === null ? null : tokens.get(user)!;
+        const params = c.params ?? Object.fromEntries(((op.path.match(/\{(\w+)\}/g) ?? []) as string[]).map((m) => [m.slice(1, -1), '1']));
+        let res: Awaited<ReturnType<TestApp['call']>>;
+        try {
+          res = await t.call(op.operationId, { ...c.options, params: { ...params, ...c.params }, token });
+        } catch (error) {
+          failures.push(`${c.name}: ${(error as Error).message.split('\n')[0]}`);
+          continue;
+        }
+        if (res.status >= 500) failures.push(`${c.name}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+        if (res.status >= 400) {
+          if (res.body?.success !== false || typeof res.body?.message !== 'string') failures.push(`${c.name}: not the envelope`);
+          if (res.status === 400 && res.body?.message === 'Validation failed' && !namesTheField(res.body.errors)) {
+            failures.push(`${c.name}: 400 does not name the field: ${JSON.stringify(res.body.errors)}`);
+          }
         }
       }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+  );
 });

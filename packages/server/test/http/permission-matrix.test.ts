@@ -29,7 +29,9 @@ const allowedRoles = (info: OperationInfo) => (info.operation.security?.[0]?.bea
 
 /** A request that passes the role gate but changes nothing: unknown ids, a refused body. */
 function harmlessRequest(info: OperationInfo) {
-  const params = Object.fromEntries([...info.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, name === 'code' ? 'ZZZZZZZZZZZZ' : 999999]));
+  const params = Object.fromEntries(
+    [...info.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, name === 'code' ? 'ZZZZZZZZZZZZ' : 999999]),
+  );
   const body = (info.operation as { requestBody?: unknown }).requestBody ? { matrixProbe: true } : undefined;
   return { params, body };
 }

@@ -32,8 +32,17 @@ async function auth(db: Kysely<Database>, username: string): Promise<AuthContext
     .where('u.username', '=', username)
     .executeTakeFirstOrThrow();
   return {
-    userId: u.id, username, email: u.email, roleId: u.role_id, accessLevel: u.access_level as AuthContext['accessLevel'],
-    countryId: u.country_id, organizationId: u.organization_id, actorId: null, sessionId: 0, tokenId: 'plan', expiresAt: new Date(),
+    userId: u.id,
+    username,
+    email: u.email,
+    roleId: u.role_id,
+    accessLevel: u.access_level as AuthContext['accessLevel'],
+    countryId: u.country_id,
+    organizationId: u.organization_id,
+    actorId: null,
+    sessionId: 0,
+    tokenId: 'plan',
+    expiresAt: new Date(),
   } as AuthContext;
 }
 
@@ -60,7 +69,10 @@ async function seqScans(db: Kysely<Database>, query: Compilable) {
   const { sql: text, parameters } = query.compile(db);
   const plan = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${text}`, [...parameters]));
   const lines = plan.rows.map((r) => r['QUERY PLAN']);
-  return { tables: lines.flatMap((l) => /Seq Scan on (\w+)/.exec(l)?.[1] ?? []).filter((name) => LARGE.includes(name)), plan: lines.join('\n') };
+  return {
+    tables: lines.flatMap((l) => /Seq Scan on (\w+)/.exec(l)?.[1] ?? []).filter((name) => LARGE.includes(name)),
+    plan: lines.join('\n'),
+  };
 }
 type Compilable = { compile(db: Kysely<Database>): { sql: string; parameters: readonly unknown[] } };
 
@@ -82,7 +94,10 @@ describe('list query plans at scale', () => {
         const cases: Array<[string, Compilable]> = [];
         const transports = (name: string, who: AuthContext, f: Parameters<typeof transportBase>[2], keys: SortKey[], n = 1) => {
           const base = transportBase(trx, who, f);
-          cases.push([`transports ${name}: page`, keysetIdsQuery(base, page(keys, 'desc', n))], [`transports ${name}: count`, cappedCount(base)]);
+          cases.push(
+            [`transports ${name}: page`, keysetIdsQuery(base, page(keys, 'desc', n))],
+            [`transports ${name}: count`, cappedCount(base)],
+          );
         };
         transports('supervisor', supervisor, {}, [key('t.created_at'), tid]);
         transports('agent', agent, {}, [key('t.created_at'), tid]);
@@ -101,7 +116,10 @@ describe('list query plans at scale', () => {
         complaints('search', { search: 'late' }, [key('c.created_at'), cid]);
         const topics = (name: string, search: string | undefined, keys: SortKey[]) => {
           const base = topicBase(trx, { page: 1, limit: 10, sortBy: 'recent', sortOrder: 'desc', ...(search ? { search } : {}) });
-          cases.push([`topics ${name}: page`, keysetIdsQuery(base, page([...keys, key('t.id', 'integer')]))], [`topics ${name}: count`, cappedCount(base)]);
+          cases.push(
+            [`topics ${name}: page`, keysetIdsQuery(base, page([...keys, key('t.id', 'integer')]))],
+            [`topics ${name}: count`, cappedCount(base)],
+          );
         };
         topics('recent', undefined, [key('t.last_message_at')]);
         topics('popularity', undefined, [key('t.likes_count', 'integer'), key('t.views_count', 'integer')]);
@@ -118,7 +136,10 @@ describe('list query plans at scale', () => {
         if (error !== ROLLBACK) throw error;
       });
     expect(checked).toHaveLength(28);
-    const left = await t.db.selectFrom('forum_topics').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const left = await t.db
+      .selectFrom('forum_topics')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBeLessThan(100);
   });
 });

@@ -17,7 +17,10 @@ describe('keyset paging (cursor) and the page cap', () => {
     const walked: number[] = [];
     let cursor: string | undefined;
     for (let i = 0; i < 50; i++) {
-      const res = await t.call('listTransports', { token, query: { limit: 3, sortBy: 'status', sortOrder: 'ASC', ...(cursor ? { cursor } : {}) } });
+      const res = await t.call('listTransports', {
+        token,
+        query: { limit: 3, sortBy: 'status', sortOrder: 'ASC', ...(cursor ? { cursor } : {}) },
+      });
       expect(res.status).toBe(200);
       walked.push(...ids(res.body));
       cursor = res.body.result.meta.next_cursor ?? undefined;
@@ -35,7 +38,10 @@ describe('keyset paging (cursor) and the page cap', () => {
     const both = await t.call('listAdminComplaints', { token, query: { limit: 4 } });
     expect([...ids(first.body), ...ids(next.body)]).toEqual(ids(both.body));
     const topics = await t.call('listForumTopics', { token, query: { limit: 1, sortBy: 'popularity' } });
-    const after = await t.call('listForumTopics', { token, query: { limit: 1, sortBy: 'popularity', cursor: topics.body.result.meta.next_cursor! } });
+    const after = await t.call('listForumTopics', {
+      token,
+      query: { limit: 1, sortBy: 'popularity', cursor: topics.body.result.meta.next_cursor! },
+    });
     const two = await t.call('listForumTopics', { token, query: { limit: 2, sortBy: 'popularity' } });
     expect([...ids(topics.body), ...ids(after.body)]).toEqual(ids(two.body));
   });
@@ -43,7 +49,10 @@ describe('keyset paging (cursor) and the page cap', () => {
   it('refuses a cursor of another sort or a forged one with 400 naming the cursor', async () => {
     const token = await t.token('supervisor');
     const first = await t.call('listTransports', { token, query: { limit: 1 } });
-    const other = await t.call('listTransports', { token, query: { limit: 1, sortBy: 'status', cursor: first.body.result.meta.next_cursor! } });
+    const other = await t.call('listTransports', {
+      token,
+      query: { limit: 1, sortBy: 'status', cursor: first.body.result.meta.next_cursor! },
+    });
     expect(other.status).toBe(400);
     expect(other.body.errors).toEqual(['querystring/cursor was handed out for another sortBy/sortOrder']);
     const forged = await t.call('listTransports', { token, query: { cursor: 'not-a-cursor' } });

@@ -21,7 +21,14 @@ describe.skipIf(!chromium)('a browser app on another origin, through the SDK (he
     // The SDK bundled for the page with esbuild (a development dependency of the SDK).
     type Build = (options: object) => Promise<{ outputFiles: { text: string }[] }>;
     const esbuild = (await import(createRequire(join(here, '../../../sdk/package.json')).resolve('esbuild'))) as { build: Build };
-    const bundle = await esbuild.build({ entryPoints: [join(here, 'browser/page.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false });
+    const bundle = await esbuild.build({
+      entryPoints: [join(here, 'browser/page.ts')],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+    });
     const script = bundle.outputFiles[0]!.text;
     api = await startApi({});
     const port = await freePort();

@@ -67,7 +67,12 @@ describe.skipIf(missing.postgres)('PostgreSQL outages (a private cluster, crashe
     cluster.freeze();
     try {
       // Every request ends (no hang for the whole stall): the fetch limit here is far above the timeouts.
-      const [frozenList, frozenLogin, ready, health] = await Promise.all([list(30_000), login(30_000), api.request('/ready', { timeoutMs: 30_000 }), api.request('/health', { timeoutMs: 30_000 })]);
+      const [frozenList, frozenLogin, ready, health] = await Promise.all([
+        list(30_000),
+        login(30_000),
+        api.request('/ready', { timeoutMs: 30_000 }),
+        api.request('/health', { timeoutMs: 30_000 }),
+      ]);
       expectUnavailable(frozenList);
       expectUnavailable(frozenLogin);
       expectUnavailable(ready);

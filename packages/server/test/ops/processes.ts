@@ -85,7 +85,11 @@ export async function startCluster(): Promise<Cluster> {
   const pids = (): number[] => {
     if (!existsSync(join(data, 'postmaster.pid'))) return [];
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)]).toString().split(/\s+/).filter(Boolean).map(Number);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)])
+      .toString()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
     return [postmaster, ...children];
   };
   const signal = (sig: NodeJS.Signals) => {
@@ -98,7 +102,18 @@ export async function startCluster(): Promise<Cluster> {
     }
   };
   const start = async () => {
-    const [cmd, args] = pgCommand('postgres', ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
+    const [cmd, args] = pgCommand('postgres', [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+    ]);
     child = spawn(cmd, args, { stdio: 'ignore' });
     await until('PostgreSQL accepting connections', async () => {
       const [ready, readyArgs] = pgCommand('pg_isready', ['-h', '127.0.0.1', '-p', String(port)]);
@@ -169,11 +184,21 @@ export async function startApi(env: Record<string, string>): Promise<ApiServer> 
   const dataDir = mkdtempSync(join(tmpdir(), 'transport-ops-api-'));
   const child = spawn(process.execPath, args, {
     cwd: serverRoot, // where `--import tsx` resolves; the data lives in dataDir
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), PGLITE_DATA_DIR: join(dataDir, 'pglite'), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PGLITE_DATA_DIR: join(dataDir, 'pglite'),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
   const base = `http://127.0.0.1:${port}`;
   const api: ApiServer = {
     base,
@@ -200,9 +225,13 @@ export async function startApi(env: Record<string, string>): Promise<ApiServer> 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  await until('API ready', async () => {
-    if (child.exitCode !== null) throw new Fatal(`the API exited with ${child.exitCode}: ${stderr}`);
-    return (await api.request('/ready', { timeoutMs: 5000 })).status === 200;
-  }, 180);
+  await until(
+    'API ready',
+    async () => {
+      if (child.exitCode !== null) throw new Fatal(`the API exited with ${child.exitCode}: ${stderr}`);
+      return (await api.request('/ready', { timeoutMs: 5000 })).status === 200;
+    },
+    180,
+  );
   return api;
 }

@@ -42,7 +42,12 @@ describe('CORS', () => {
   });
 
   it('lets a browser read the request id and the rate-limit headers of a real response', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/auth/login', headers: { origin: APP_ORIGIN }, payload: { username: 'agent', password: 'wrong-password' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { origin: APP_ORIGIN },
+      payload: { username: 'agent', password: 'wrong-password' },
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ success: false });
     expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);

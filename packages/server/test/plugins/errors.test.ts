@@ -28,7 +28,13 @@ describe('errors raised before a route is reached answer in the envelope', () =>
     const { port } = t.app.server.address() as { port: number };
     const big = await raw(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(big.startsWith('HTTP/1.1 431')).toBe(true);
-    expect(bodyOf(big)).toEqual({ success: false, message: 'Request header fields too large', result: null, errors: ['The request line and headers exceed 16 KB'], except: null });
+    expect(bodyOf(big)).toEqual({
+      success: false,
+      message: 'Request header fields too large',
+      result: null,
+      errors: ['The request line and headers exceed 16 KB'],
+      except: null,
+    });
     const broken = await raw(port, 'NOT A REQUEST\r\n\r\n');
     expect(broken.startsWith('HTTP/1.1 400')).toBe(true);
     expect(bodyOf(broken)).toMatchObject({ success: false, message: 'Bad request', result: null });
@@ -37,7 +43,13 @@ describe('errors raised before a route is reached answer in the envelope', () =>
   it('414 for a path segment over 100 characters', async () => {
     const res = await t.app.inject({ method: 'GET', url: `/admin/users/${'1'.repeat(150)}` });
     expect(res.statusCode).toBe(414);
-    expect(res.json()).toEqual({ success: false, message: 'URI too long', result: null, errors: ['A path segment exceeds 100 characters'], except: null });
+    expect(res.json()).toEqual({
+      success: false,
+      message: 'URI too long',
+      result: null,
+      errors: ['A path segment exceeds 100 characters'],
+      except: null,
+    });
   });
 
   it('400 for a malformed URL', async () => {

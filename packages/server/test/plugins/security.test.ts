@@ -12,7 +12,9 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 /** A token like the server's, signed with `overrides` applied (secret, algorithm, claims). */
-function forge(overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown>; drop?: string[] } = {}) {
+function forge(
+  overrides: { key?: string; algorithm?: 'HS256' | 'HS512' | 'none'; claims?: Record<string, unknown>; drop?: string[] } = {},
+) {
   const { jwt } = t.app.config;
   const decoded = JSON.parse(Buffer.from(login.access_token.split('.')[1]!, 'base64url').toString());
   const { iat, ...claims } = { ...decoded, exp: Math.floor(Date.now() / 1000) + 60, ...overrides.claims };
@@ -101,9 +103,17 @@ describe('bearer tokens', () => {
   });
 
   it('records a session per login', async () => {
-    const before = await t.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', login.user.id).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', login.user.id)
+      .executeTakeFirstOrThrow();
     await t.call('login', { body: { username: 'agent', password: DEMO_PASSWORD } });
-    const after = await t.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', login.user.id).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', login.user.id)
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n) + 1);
   });
 });
@@ -150,7 +160,10 @@ describe('request limits and errors in the envelope', () => {
   });
 
   it('answers an unknown route and a wrong method with 404 ROUTE_NOT_FOUND in the envelope', async () => {
-    for (const [method, url] of [['GET', '/nowhere'], ['DELETE', '/health']] as const) {
+    for (const [method, url] of [
+      ['GET', '/nowhere'],
+      ['DELETE', '/health'],
+    ] as const) {
       const res = await t.app.inject({ method, url });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ success: false, result: null, errors: { code: 'ROUTE_NOT_FOUND', method, url } });
@@ -158,7 +171,12 @@ describe('request limits and errors in the envelope', () => {
   });
 
   it('answers an unsupported content type with 415 in the envelope', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/auth/login', payload: 'username=agent', headers: { 'content-type': 'text/csv' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: 'username=agent',
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json()).toMatchObject({ success: false, errors: { code: 'UNSUPPORTED_MEDIA_TYPE', contentType: 'text/csv' } });
   });

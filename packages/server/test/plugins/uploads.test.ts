@@ -37,7 +37,15 @@ describe('upload request limits and malformed bodies', () => {
     `--${boundary}\r\nContent-Disposition: form-data; name="documentType"\r\n\r\nOTHER\r\n` +
     `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${filename}"\r\nContent-Type: application/pdf\r\n\r\n`;
   const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
-  const documents = async () => Number((await t.db.selectFrom('transport_documents').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const documents = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('transport_documents')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('answers 413 in the envelope as soon as a streamed body passes 50 MB, stores nothing and closes the connection', async () => {
     const token = await t.token('admin');

@@ -21,9 +21,16 @@ const multipart = (fields: Record<string, string>) => {
 
 describe('content types', () => {
   it('refuses a multipart body on a JSON operation with 415, before its schema could be walked around', async () => {
-    const res = await t.call('changeUserPassword', { token: admin, params: { id: 2 }, ...multipart({ newPassword: 'x', confirmPassword: 'x' }) });
+    const res = await t.call('changeUserPassword', {
+      token: admin,
+      params: { id: 2 },
+      ...multipart({ newPassword: 'x', confirmPassword: 'x' }),
+    });
     expect(res.status).toBe(415);
-    expect(res.body).toMatchObject({ success: false, errors: { code: 'UNSUPPORTED_MEDIA_TYPE', contentType: expect.stringContaining('multipart/form-data') } });
+    expect(res.body).toMatchObject({
+      success: false,
+      errors: { code: 'UNSUPPORTED_MEDIA_TYPE', contentType: expect.stringContaining('multipart/form-data') },
+    });
   });
 
   it('refuses text/plain on a JSON operation with 415', async () => {
@@ -55,7 +62,11 @@ describe('strict bodies, coerced parameters', () => {
     const res = await t.call('createUser', { token: admin, body: newUserBody({ roleId: '3', organizationId: true, countryId: '' }) });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(
-      expect.arrayContaining(['body/roleId must be integer', 'body/organizationId must be integer', expect.stringMatching(/^body\/countryId must be/)]),
+      expect.arrayContaining([
+        'body/roleId must be integer',
+        'body/organizationId must be integer',
+        expect.stringMatching(/^body\/countryId must be/),
+      ]),
     );
   });
 

@@ -64,11 +64,12 @@ export interface CallOptions<K extends OperationId = OperationId> {
 }
 
 /** The JSON body of an answer: the operation's success envelope, with `errors` readable as an error detail. */
-export type ResponseBody<K extends OperationId> = IsWide<K> extends true
-  ? any
-  : [SuccessOf<K>] extends [never]
-    ? Buffer & { success: false; message: string; errors: MergedDetail } // a file, or a JSON error envelope
-    : Omit<SuccessOf<K>, 'errors' | 'except'> & { errors: MergedDetail; except?: string | null };
+export type ResponseBody<K extends OperationId> =
+  IsWide<K> extends true
+    ? any
+    : [SuccessOf<K>] extends [never]
+      ? Buffer & { success: false; message: string; errors: MergedDetail } // a file, or a JSON error envelope
+      : Omit<SuccessOf<K>, 'errors' | 'except'> & { errors: MergedDetail; except?: string | null };
 
 /** The `errors` of an answer that lists messages (validation, authentication), checked to be a list. */
 export function errorMessages(body: { errors: unknown }): string[] {
@@ -115,7 +116,12 @@ function switchableDatabase(initial: Kysely<Database>) {
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
     },
   });
-  return { db, use: (next: Kysely<Database>) => void (current = next) };
+  return {
+    db,
+    use: (next: Kysely<Database>) => {
+      current = next;
+    },
+  };
 }
 
 async function buildShared(overrides: Partial<Config>, first: Kysely<Database>): Promise<SharedApp> {
@@ -170,7 +176,9 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
       return encodeURIComponent(String(value));
     });
     const query = Object.fromEntries(
-      Object.entries(options.query ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]),
+      Object.entries(options.query ?? {})
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
     );
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -179,16 +187,25 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
       url,
       query,
       headers,
-      ...(options.payload !== undefined ? { payload: options.payload } : options.body !== undefined ? { payload: options.body as object } : {}),
+      ...(options.payload !== undefined
+        ? { payload: options.payload }
+        : options.body !== undefined
+          ? { payload: options.body as object }
+          : {}),
     });
-    const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const contentType = String(res.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     const json = contentType === 'application/json';
     const body = json ? res.json() : res.rawPayload;
     const validate = responseValidator(operationId, res.statusCode, contentType);
     expect(validate, `${operationId} answered ${res.statusCode} ${contentType}, which the contract does not declare`).not.toBeNull();
     if (json) {
       const valid = validate!(body);
-      expect(valid, `${operationId} ${res.statusCode} response breaks the contract: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(body).slice(0, 800)}`).toBe(true);
+      expect(
+        valid,
+        `${operationId} ${res.statusCode} response breaks the contract: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(body).slice(0, 800)}`,
+      ).toBe(true);
     }
     if (res.statusCode < 300) recordCovered(operationId);
     return { status: res.statusCode, body: body as ResponseBody<K>, headers: res.headers, raw: res };

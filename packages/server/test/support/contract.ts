@@ -3,7 +3,9 @@ import addFormatsModule from 'ajv-formats';
 import { listOperations, loadContract, type OperationObject } from '../../src/contract.js';
 import type { OperationId } from '../../src/http/handlers.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 const doc = loadContract();
 const ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: false });

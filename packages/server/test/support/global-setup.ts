@@ -76,7 +76,9 @@ function checkCoverage() {
   const all = listOperations(loadContract()).map((o) => o.operation.operationId as string);
   const covered = coveredOperations();
   const missing = all.filter((id) => !covered.has(id));
-  console.log(`operation coverage: ${all.length - missing.length} / ${all.length} operations called with a success status and a contract-valid response`);
+  console.log(
+    `operation coverage: ${all.length - missing.length} / ${all.length} operations called with a success status and a contract-valid response`,
+  );
   if (missing.length > 0) {
     throw new Error(`operations without a successful, contract-validated call in the tests (${missing.length}): ${missing.join(', ')}`);
   }

@@ -41,7 +41,11 @@ type BulkRequest = FastifyRequest<{ Body: Schemas['ActorBulkAction'] }>;
 const EMAIL_KEY = 'actors_role_lower_email_key';
 const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'An' : 'A');
 const missingContact = () =>
-  new AppError('MISSING_CUSTOMER_INFO', { message: 'Provide at least an e-mail address or a phone number' }, 'Customer needs an e-mail or a phone number');
+  new AppError(
+    'MISSING_CUSTOMER_INFO',
+    { message: 'Provide at least an e-mail address or a phone number' },
+    'Customer needs an e-mail or a phone number',
+  );
 
 /** The eight operations of one actor family, written once. */
 export function familyHandlers<R>(family: Family<R>) {
@@ -74,10 +78,17 @@ export function familyHandlers<R>(family: Family<R>) {
   }
 
   const accountHasActor = (userId: number) =>
-    new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'userId', value: String(userId) }, 'This user account is already linked to an actor');
+    new AppError(
+      'ALREADY_EXISTS',
+      { resource: 'actor', field: 'userId', value: String(userId) },
+      'This user account is already linked to an actor',
+    );
 
   const emailExists = (email: string, exceptId?: number) => {
-    const message = exceptId === undefined ? `${article(family.noun)} ${family.noun} with this e-mail already exists` : `Another ${family.noun} uses this e-mail`;
+    const message =
+      exceptId === undefined
+        ? `${article(family.noun)} ${family.noun} with this e-mail already exists`
+        : `Another ${family.noun} uses this e-mail`;
     return new AppError('ALREADY_EXISTS', { resource: 'actor', field: 'email', value: email }, message);
   };
 
@@ -91,7 +102,8 @@ export function familyHandlers<R>(family: Family<R>) {
     const { result, revoked } = await server.db.transaction().execute(async (trx) => {
       const row = await repo.lockActor(trx, role, id);
       if (!row) throw notFound(id);
-      if (!active && auth.actorId === id) throw new AppError('SELF_ACTION_FORBIDDEN', { action: 'deactivate' }, 'You cannot deactivate yourself');
+      if (!active && auth.actorId === id)
+        throw new AppError('SELF_ACTION_FORBIDDEN', { action: 'deactivate' }, 'You cannot deactivate yourself');
       await repo.setActorState(trx, id, row.user_id, active);
       const revoked = !active && row.user_id !== null ? await revokeSessions(trx, { userId: row.user_id }, 'account deactivated') : [];
       return { result: await load(trx, id), revoked };
@@ -130,7 +142,10 @@ export function familyHandlers<R>(family: Family<R>) {
         sortOrder: q.sortOrder ?? 'DESC',
       };
       const { rows, total } = await repo.listActors(req.server.db, role, readScope(auth), filters);
-      return { message: `${label}s retrieved`, result: { data: rows.map(family.toResult), meta: pageMeta(total, filters.page, filters.limit) } };
+      return {
+        message: `${label}s retrieved`,
+        result: { data: rows.map(family.toResult), meta: pageMeta(total, filters.page, filters.limit) },
+      };
     },
 
     async get(req: IdRequest): Promise<{ message: string; result: R }> {
@@ -159,7 +174,10 @@ export function familyHandlers<R>(family: Family<R>) {
             user_id: body.userId ?? null,
           });
         } catch (error) {
-          if (body.userId !== undefined && (isUniqueViolation(error, 'actors_user_id_key') || isUniqueViolation(error, 'users_actor_id_key'))) {
+          if (
+            body.userId !== undefined &&
+            (isUniqueViolation(error, 'actors_user_id_key') || isUniqueViolation(error, 'users_actor_id_key'))
+          ) {
             throw accountHasActor(body.userId);
           }
           if (body.email !== undefined && isUniqueViolation(error, EMAIL_KEY)) throw emailExists(body.email);
@@ -177,7 +195,8 @@ export function familyHandlers<R>(family: Family<R>) {
       const result = await req.server.db.transaction().execute(async (trx) => {
         const row = await repo.lockActor(trx, role, id);
         if (!row) throw notFound(id);
-        if (patch.organizationId != null && patch.organizationId !== row.organization_id) await checkOrganization(trx, patch.organizationId);
+        if (patch.organizationId != null && patch.organizationId !== row.organization_id)
+          await checkOrganization(trx, patch.organizationId);
         if (family.needsContact) {
           const email = patch.email === undefined ? row.email : patch.email;
           const phone = patch.phone === undefined ? row.phone : patch.phone;

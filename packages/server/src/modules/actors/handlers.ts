@@ -38,9 +38,29 @@ const customers = familyHandlers({
 });
 
 type ActorOperation =
-  | 'listAdmins' | 'createAdmin' | 'getAdminById' | 'updateAdmin' | 'deleteAdmin' | 'activateAdmin' | 'deactivateAdmin' | 'bulkActionAdmins'
-  | 'listAgents' | 'createAgent' | 'getAgentById' | 'updateAgent' | 'deleteAgent' | 'activateAgent' | 'deactivateAgent' | 'bulkActionAgents'
-  | 'listCustomers' | 'createCustomer' | 'getCustomerById' | 'updateCustomer' | 'deleteCustomer' | 'activateCustomer' | 'deactivateCustomer'
+  | 'listAdmins'
+  | 'createAdmin'
+  | 'getAdminById'
+  | 'updateAdmin'
+  | 'deleteAdmin'
+  | 'activateAdmin'
+  | 'deactivateAdmin'
+  | 'bulkActionAdmins'
+  | 'listAgents'
+  | 'createAgent'
+  | 'getAgentById'
+  | 'updateAgent'
+  | 'deleteAgent'
+  | 'activateAgent'
+  | 'deactivateAgent'
+  | 'bulkActionAgents'
+  | 'listCustomers'
+  | 'createCustomer'
+  | 'getCustomerById'
+  | 'updateCustomer'
+  | 'deleteCustomer'
+  | 'activateCustomer'
+  | 'deactivateCustomer'
   | 'bulkActionCustomers'
   | 'getActorStats';
 

@@ -4,7 +4,6 @@ import { fetchPage } from '../../lib/paging.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
-
 /**
  * Actors of one family with their organization and account references; customers also carry
  * their usage counters (the `$if` columns are absent for the other families).
@@ -34,8 +33,16 @@ export function selectActors(db: Kysely<Database>, role: ActorRole) {
     ])
     .$if(role === 'CUSTOMER', (qb) =>
       qb.select((eb) => [
-        eb.selectFrom('transports as t').whereRef('t.customer_id', '=', 'a.id').select(eb.fn.countAll<number>().as('n')).as('transports_count'),
-        eb.selectFrom('complaints as c').whereRef('c.customer_id', '=', 'a.id').select(eb.fn.countAll<number>().as('n')).as('complaints_count'),
+        eb
+          .selectFrom('transports as t')
+          .whereRef('t.customer_id', '=', 'a.id')
+          .select(eb.fn.countAll<number>().as('n'))
+          .as('transports_count'),
+        eb
+          .selectFrom('complaints as c')
+          .whereRef('c.customer_id', '=', 'a.id')
+          .select(eb.fn.countAll<number>().as('n'))
+          .as('complaints_count'),
       ]),
     );
 }
@@ -51,7 +58,12 @@ export async function listActors(db: Kysely<Database>, role: ActorRole, scope: E
   if (f.search !== undefined) {
     const pattern = containing(f.search);
     query = query.where((eb) =>
-      eb.or([eb('a.first_name', 'ilike', pattern), eb('a.last_name', 'ilike', pattern), eb('a.email', 'ilike', pattern), eb('a.phone', 'ilike', pattern)]),
+      eb.or([
+        eb('a.first_name', 'ilike', pattern),
+        eb('a.last_name', 'ilike', pattern),
+        eb('a.email', 'ilike', pattern),
+        eb('a.phone', 'ilike', pattern),
+      ]),
     );
   }
   if (f.isActive !== undefined) query = query.where('a.is_active', '=', f.isActive);
@@ -110,7 +122,11 @@ export interface ActorValues {
 }
 
 export async function insertActor(db: Kysely<Database>, role: ActorRole, values: ActorValues): Promise<number> {
-  const row = await db.insertInto('actors').values({ actor_role: role, ...values }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('actors')
+    .values({ actor_role: role, ...values })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   if (values.user_id !== null) {
     await db.updateTable('users').set({ actor_id: row.id, updated_at: new Date() }).where('id', '=', values.user_id).execute();
   }
@@ -128,9 +144,19 @@ export async function updateActor(db: Kysely<Database>, id: number, values: Part
 /** Sets the actor's state and its account's (they share one); rows already in that state are left untouched. */
 export async function setActorState(db: Kysely<Database>, id: number, userId: number | null, active: boolean): Promise<void> {
   const now = new Date();
-  await db.updateTable('actors').set({ is_active: active, updated_at: now }).where('id', '=', id).where('is_active', '<>', active).execute();
+  await db
+    .updateTable('actors')
+    .set({ is_active: active, updated_at: now })
+    .where('id', '=', id)
+    .where('is_active', '<>', active)
+    .execute();
   if (userId !== null) {
-    await db.updateTable('users').set({ is_active: active, updated_at: now }).where('id', '=', userId).where('is_active', '<>', active).execute();
+    await db
+      .updateTable('users')
+      .set({ is_active: active, updated_at: now })
+      .where('id', '=', userId)
+      .where('is_active', '<>', active)
+      .execute();
   }
 }
 
@@ -140,7 +166,11 @@ export async function actorUsage(db: Kysely<Database>, id: number): Promise<numb
     .selectFrom('actors as a')
     .where('a.id', '=', id)
     .select((eb) => [
-      eb.selectFrom('users as u').where((w) => w.or([w('u.actor_id', '=', id), w('u.id', '=', w.ref('a.user_id'))])).select(eb.fn.countAll<number>().as('n')).as('accounts'),
+      eb
+        .selectFrom('users as u')
+        .where((w) => w.or([w('u.actor_id', '=', id), w('u.id', '=', w.ref('a.user_id'))]))
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('accounts'),
       eb.selectFrom('transports as t').where('t.customer_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('transports'),
       eb.selectFrom('complaints as c').where('c.customer_id', '=', id).select(eb.fn.countAll<number>().as('n')).as('complaints'),
     ])

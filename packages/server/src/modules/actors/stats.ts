@@ -25,7 +25,9 @@ export async function actorStats(db: Kysely<Database>, auth: AuthContext, days: 
       sql<number>`count(*) filter (where a.actor_role = 'AGENT' and a.is_active and ${agents})`.as('agents_active'),
       sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER')`.as('customers'),
       sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER' and a.is_active)`.as('customers_active'),
-      sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER' and a.created_at >= now() - make_interval(days => ${days}::int))`.as('new_customers'),
+      sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER' and a.created_at >= now() - make_interval(days => ${days}::int))`.as(
+        'new_customers',
+      ),
     ])
     .executeTakeFirstOrThrow();
 
@@ -46,6 +48,11 @@ export async function actorStats(db: Kysely<Database>, auth: AuthContext, days: 
     agents: counted(row.agents, row.agents_active),
     customers: counted(row.customers, row.customers_active),
     newCustomers: { days, count: Number(row.new_customers) },
-    topCustomers: topCustomers.map((c) => ({ id: c.id, firstName: c.first_name, lastName: c.last_name, transportsCount: Number(c.transports) })),
+    topCustomers: topCustomers.map((c) => ({
+      id: c.id,
+      firstName: c.first_name,
+      lastName: c.last_name,
+      transportsCount: Number(c.transports),
+    })),
   };
 }

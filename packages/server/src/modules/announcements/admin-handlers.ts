@@ -89,7 +89,9 @@ function invalidTransition(id: number, currentStatus: S['AnnouncementStatus'], r
   return new AppError(
     'INVALID_STATUS_TRANSITION',
     { currentStatus, requested, allowed: ANNOUNCEMENT_WORKFLOW.targets(currentStatus) },
-    currentStatus === requested ? `Announcement ${id} is already ${currentStatus}` : `Announcement ${id} cannot be ${verb} while ${currentStatus}`,
+    currentStatus === requested
+      ? `Announcement ${id} is already ${currentStatus}`
+      : `Announcement ${id} cannot be ${verb} while ${currentStatus}`,
   );
 }
 

@@ -28,7 +28,12 @@ export async function markRead(db: Kysely<Database>, announcementId: number, use
  */
 export async function recordView(db: Kysely<Database>, announcementId: number, userId: number, now: Date) {
   return db.transaction().execute(async (trx) => {
-    const published = await trx.selectFrom('announcements').select('id').where('id', '=', announcementId).where('status', '=', 'PUBLISHED').executeTakeFirst();
+    const published = await trx
+      .selectFrom('announcements')
+      .select('id')
+      .where('id', '=', announcementId)
+      .where('status', '=', 'PUBLISHED')
+      .executeTakeFirst();
     if (!published) return undefined;
     const counted = (await firstViewToday(trx, 'ANNOUNCEMENT', announcementId, userId, now)) ? 1 : 0;
     const counters = await trx

@@ -16,7 +16,11 @@ export async function audienceOf(db: Kysely<Database>, auth: AuthContext): Promi
   const row = await db
     .selectNoFrom((eb) => [
       eb.selectFrom('roles').select('code').where('id', '=', auth.roleId).as('role'),
-      eb.selectFrom('countries').select('code').where('id', '=', auth.countryId ?? 0).as('country'),
+      eb
+        .selectFrom('countries')
+        .select('code')
+        .where('id', '=', auth.countryId ?? 0)
+        .as('country'),
     ])
     .executeTakeFirstOrThrow();
   return { role: row.role ?? null, country: row.country ?? null };
@@ -38,7 +42,6 @@ export function live(now: Date): Expression<SqlBool> {
 export function visibleTo(audience: Audience, now: Date): Expression<SqlBool> {
   return sql<SqlBool>`(${live(now)} and ${targetedAt(audience)})`;
 }
-
 
 /** Every field of an announcement but its content and attachments, with category, author and tags. */
 export function selectAnnouncements(db: Kysely<Database>) {
@@ -129,10 +132,22 @@ export async function userStates(db: Kysely<Database>, userId: number, ids: numb
     .select((eb) => [
       'a.id',
       eb
-        .exists(eb.selectFrom('announcement_reads as ar').select('ar.user_id').whereRef('ar.announcement_id', '=', 'a.id').where('ar.user_id', '=', userId))
+        .exists(
+          eb
+            .selectFrom('announcement_reads as ar')
+            .select('ar.user_id')
+            .whereRef('ar.announcement_id', '=', 'a.id')
+            .where('ar.user_id', '=', userId),
+        )
         .as('is_read'),
       eb
-        .exists(eb.selectFrom('announcement_likes as al').select('al.user_id').whereRef('al.announcement_id', '=', 'a.id').where('al.user_id', '=', userId))
+        .exists(
+          eb
+            .selectFrom('announcement_likes as al')
+            .select('al.user_id')
+            .whereRef('al.announcement_id', '=', 'a.id')
+            .where('al.user_id', '=', userId),
+        )
         .as('liked'),
     ])
     .execute();
@@ -196,7 +211,11 @@ export function listImportant(
   if (unread !== undefined) {
     query = query.where((eb) => {
       const read = eb.exists(
-        eb.selectFrom('announcement_reads as ar').select('ar.user_id').whereRef('ar.announcement_id', '=', 'a.id').where('ar.user_id', '=', userId),
+        eb
+          .selectFrom('announcement_reads as ar')
+          .select('ar.user_id')
+          .whereRef('ar.announcement_id', '=', 'a.id')
+          .where('ar.user_id', '=', userId),
       );
       return unread ? eb.not(read) : read;
     });

@@ -73,7 +73,11 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
         ttlMs: await untilNextExpiry(db, now),
       };
     });
-    const states = await userStates(db, auth.userId, page.data.map((a) => a.id));
+    const states = await userStates(
+      db,
+      auth.userId,
+      page.data.map((a) => a.id),
+    );
     return {
       message: 'Announcements retrieved successfully',
       result: {

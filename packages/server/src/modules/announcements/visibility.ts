@@ -29,7 +29,7 @@ export function isTargetedAt(row: Targeted, audience: Audience): boolean {
  * 403 when targeted at another audience, 410 when expired.
  */
 export function assertVisible<R extends Targeted>(row: R | undefined, id: number, audience: Audience, now: Date): R {
-  if (!row || row.status !== 'PUBLISHED') throw announcementNotFound(id);
+  if (row?.status !== 'PUBLISHED') throw announcementNotFound(id);
   if (!isTargetedAt(row, audience)) {
     throw new AppError('ACCESS_DENIED', { reason: 'This announcement is targeted at other user types or regions' }, 'Access denied');
   }

@@ -60,7 +60,7 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
 
   async refreshToken(req) {
     const { db, tokens } = req.server;
-    let claims;
+    let claims: ReturnType<typeof tokens.verifyRefresh>;
     try {
       claims = tokens.verifyRefresh(req.body.refresh_token);
     } catch (error) {

@@ -22,11 +22,7 @@ export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
       const now = Date.now();
       const checkedAt = trusted.get(sessionId);
       if (checkedAt !== undefined && now - checkedAt < TRUST_MS) return true;
-      const row = await db
-        .selectFrom('sessions')
-        .select(['revoked_at', 'expires_at'])
-        .where('id', '=', sessionId)
-        .executeTakeFirst();
+      const row = await db.selectFrom('sessions').select(['revoked_at', 'expires_at']).where('id', '=', sessionId).executeTakeFirst();
       const active = row !== undefined && row.revoked_at === null && new Date(row.expires_at).getTime() > now;
       if (active) {
         if (trusted.size >= MAX_ENTRIES) trusted.clear();

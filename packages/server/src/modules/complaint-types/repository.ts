@@ -10,22 +10,20 @@ type ComplaintType = components['schemas']['ComplaintType'];
 
 /** Complaint types with the number of complaints using each. */
 function selectTypes(db: Kysely<Database>) {
-  return db
-    .selectFrom('complaint_types as ct')
-    .select([
-      'ct.id',
-      'ct.name',
-      'ct.description',
-      'ct.is_active',
-      'ct.created_at',
-      'ct.updated_at',
-      (eb) =>
-        eb
-          .selectFrom('complaints as c')
-          .whereRef('c.complaint_type_id', '=', 'ct.id')
-          .select((e) => e.fn.countAll<number>().as('n'))
-          .as('usage_count'),
-    ]);
+  return db.selectFrom('complaint_types as ct').select([
+    'ct.id',
+    'ct.name',
+    'ct.description',
+    'ct.is_active',
+    'ct.created_at',
+    'ct.updated_at',
+    (eb) =>
+      eb
+        .selectFrom('complaints as c')
+        .whereRef('c.complaint_type_id', '=', 'ct.id')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .as('usage_count'),
+  ]);
 }
 type TypeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTypes>['executeTakeFirst']>>>;
 
@@ -77,11 +75,6 @@ export async function activeTypes(db: Kysely<Database>): Promise<ComplaintType[]
 
 /** True when the id is an active complaint type (the only ones new or changed complaints may use). */
 export async function isActiveType(db: Kysely<Database>, id: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('complaint_types')
-    .select('id')
-    .where('id', '=', id)
-    .where('is_active', '=', true)
-    .executeTakeFirst();
+  const row = await db.selectFrom('complaint_types').select('id').where('id', '=', id).where('is_active', '=', true).executeTakeFirst();
   return row !== undefined;
 }

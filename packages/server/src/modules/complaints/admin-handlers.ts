@@ -9,16 +9,7 @@ import { caller } from '../../plugins/security.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './changes.js';
-import {
-  attachmentsOf,
-  findAssignee,
-  findComplaint,
-  findState,
-  historyOf,
-  listPage,
-  notificationsOf,
-  statusOf,
-} from './repository.js';
+import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
 import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, workableComplaints } from './rules.js';
 import { complaintStats } from './stats.js';
 import { toNotification } from '../notifications/handlers.js';
@@ -48,7 +39,10 @@ export const adminHandlers: ModuleHandlers<
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
     const { rows, total, extras } = await listPage(req.server.db, ownedComplaints(auth), { ...filters, page, limit });
-    return { message: 'Complaints retrieved', result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit, extras) } };
+    return {
+      message: 'Complaints retrieved',
+      result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit, extras) },
+    };
   },
 
   async getAdminComplaintById(req) {
@@ -98,7 +92,11 @@ export const adminHandlers: ModuleHandlers<
       const at = new Date();
       const verdict = COMPLAINT_WORKFLOW.check(current, requested, auth.accessLevel);
       if (!verdict.ok && verdict.reason === 'role') {
-        throw new AppError('FORBIDDEN', { requiredRoles: [...verdict.roles] }, `Your role may not move a complaint from ${current} to ${requested}`);
+        throw new AppError(
+          'FORBIDDEN',
+          { requiredRoles: [...verdict.roles] },
+          `Your role may not move a complaint from ${current} to ${requested}`,
+        );
       }
       if (verdict.ok && (await moveStatus(trx, id, current, requested, at))) {
         await addHistory(trx, id, requested, comment, auth.userId, at);

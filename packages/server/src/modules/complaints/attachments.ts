@@ -41,9 +41,7 @@ export const findDownload = (db: Db, id: number, userId: number, readable: Expre
     .leftJoin('complaints as c', 'c.id', 'a.complaint_id')
     .select(['a.id', 'a.filename', 'a.mime_type', 'a.content'])
     .where('a.id', '=', id)
-    .where(
-      sql<SqlBool>`((a.complaint_id is not null and ${readable}) or (a.complaint_id is null and a.uploaded_by = ${userId}))`,
-    )
+    .where(sql<SqlBool>`((a.complaint_id is not null and ${readable}) or (a.complaint_id is null and a.uploaded_by = ${userId}))`)
     .executeTakeFirst();
 
 /** Links pending attachments of `userId` to a complaint; returns the ids linked. */

@@ -4,8 +4,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import { customerExists } from './repository.js';
 import { isActiveType } from '../complaint-types/repository.js';
 
-export const complaintNotFound = (complaintId: number) =>
-  new AppError('COMPLAINT_NOT_FOUND', { complaintId }, 'Complaint not found');
+export const complaintNotFound = (complaintId: number) => new AppError('COMPLAINT_NOT_FOUND', { complaintId }, 'Complaint not found');
 
 export const notEditable = (id: number, status: ComplaintStatus, message = 'Complaint can no longer be changed') =>
   new AppError('NOT_EDITABLE', { resource: 'complaint', id, status }, message);

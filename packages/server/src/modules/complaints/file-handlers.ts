@@ -30,9 +30,10 @@ export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downlo
         accepted.map((f) => ({ filename: f.filename, mime_type: f.detectedType, bytes: f.bytes })),
       );
     });
-    const message = rejected.length === 0
-      ? `${plural(stored.length, 'file')} uploaded`
-      : `${plural(stored.length, 'file')} uploaded, ${rejected.length} refused`;
+    const message =
+      rejected.length === 0
+        ? `${plural(stored.length, 'file')} uploaded`
+        : `${plural(stored.length, 'file')} uploaded, ${rejected.length} refused`;
     return {
       message,
       result: {

@@ -184,5 +184,7 @@ export const findAssignee = (db: Db, id: number, scope: Expression<SqlBool>) =>
 
 /** Every row that passes the filters, for an export: ids in order from the base table, joined rows per batch. */
 export function exportBatches(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
-  return keysetBatches(listBase(db, scope, f).select('c.id'), 'c.id', (ids) => selectComplaints(db).where('c.id', 'in', ids).orderBy('c.id').execute());
+  return keysetBatches(listBase(db, scope, f).select('c.id'), 'c.id', (ids) =>
+    selectComplaints(db).where('c.id', 'in', ids).orderBy('c.id').execute(),
+  );
 }

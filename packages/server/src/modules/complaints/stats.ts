@@ -20,7 +20,10 @@ async function computeStats(db: Kysely<Database>, scope: Expression<SqlBool>, da
   const inScope = db.selectFrom('complaints as c').where(scope);
 
   const [byStatusRows, byTypeRows, byCountryRows, resolution, perDay] = await Promise.all([
-    inScope.select(['c.status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('c.status').execute(),
+    inScope
+      .select(['c.status', (eb) => eb.fn.countAll<number>().as('count')])
+      .groupBy('c.status')
+      .execute(),
     inScope
       .leftJoin('complaint_types as ct', 'ct.id', 'c.complaint_type_id')
       .select(['ct.id', 'ct.name', (eb) => eb.fn.countAll<number>().as('count')])

@@ -59,9 +59,14 @@ type IdParams = { params: { id: number } };
 type Success<R> = Promise<{ message: string; result: R }>;
 
 /** The six operations of one configuration list, written once. */
-export function configListHandlers<T extends ConfigTable, Row, R extends { isActive: boolean }, Q extends { page?: number; limit?: number }, C, U>(
-  list: ConfigList<T, Row, R, Q, C, U>,
-) {
+export function configListHandlers<
+  T extends ConfigTable,
+  Row,
+  R extends { isActive: boolean },
+  Q extends { page?: number; limit?: number },
+  C,
+  U,
+>(list: ConfigList<T, Row, R, Q, C, U>) {
   const { table, resource, label } = list;
   const notFound = (id: number) => new AppError('RESOURCE_NOT_FOUND', { resource, id }, `${label} not found`);
   const inUse = (id: number, usageCount: number) => new AppError('RESOURCE_IN_USE', { resource, id, usageCount }, list.inUseMessage);

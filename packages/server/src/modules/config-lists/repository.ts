@@ -14,7 +14,11 @@ export async function lockRow(trx: Db, table: ConfigTable, id: number): Promise<
 }
 
 export async function insertRow<T extends ConfigTable>(trx: Db, table: T, values: Insertable<Database[T]>): Promise<number> {
-  const row = await loose(trx).insertInto(table as string).values(values).returning('id').executeTakeFirstOrThrow();
+  const row = await loose(trx)
+    .insertInto(table as string)
+    .values(values)
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id as number;
 }
 

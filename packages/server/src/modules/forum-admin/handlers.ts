@@ -10,7 +10,13 @@ const reportNotFound = (reportId: number) => new AppError('REPORT_NOT_FOUND', { 
 const topicNotFound = (topicId: number) => new AppError('TOPIC_NOT_FOUND', { topicId }, 'Topic not found');
 const messageNotFound = (messageId: number) => new AppError('MESSAGE_NOT_FOUND', { messageId }, 'Message not found');
 
-const TOPIC_MESSAGES = { CLOSE: 'Topic closed', REOPEN: 'Topic reopened', ARCHIVE: 'Topic archived', HIDE: 'Topic hidden', UNHIDE: 'Topic unhidden' };
+const TOPIC_MESSAGES = {
+  CLOSE: 'Topic closed',
+  REOPEN: 'Topic reopened',
+  ARCHIVE: 'Topic archived',
+  HIDE: 'Topic hidden',
+  UNHIDE: 'Topic unhidden',
+};
 
 export const forumAdminHandlers: ModuleHandlers<
   | 'listReportedMessages'
@@ -68,7 +74,10 @@ export const forumAdminHandlers: ModuleHandlers<
         if (message && message.deleted_at === null) await setMessageHidden(trx, message, true);
       }
     });
-    req.log.info({ audit: 'forum.report.resolve', reportId: id, decision, hideMessage, moderatorId: auth.userId, at: new Date().toISOString() }, 'forum moderation');
+    req.log.info(
+      { audit: 'forum.report.resolve', reportId: id, decision, hideMessage, moderatorId: auth.userId, at: new Date().toISOString() },
+      'forum moderation',
+    );
     const report = await findReport(db, id);
     if (!report) throw reportNotFound(id);
     return { message: decision === 'RESOLVED' ? 'Report resolved' : 'Report dismissed', result: report };
@@ -90,7 +99,10 @@ export const forumAdminHandlers: ModuleHandlers<
       );
     }
     const moderatedAt = new Date().toISOString();
-    req.log.info({ audit: 'forum.topic.moderate', topicId: id, action, reason: reason ?? null, moderatorId: auth.userId, at: moderatedAt }, 'forum moderation');
+    req.log.info(
+      { audit: 'forum.topic.moderate', topicId: id, action, reason: reason ?? null, moderatorId: auth.userId, at: moderatedAt },
+      'forum moderation',
+    );
     return {
       message: TOPIC_MESSAGES[action],
       result: {
@@ -116,7 +128,10 @@ export const forumAdminHandlers: ModuleHandlers<
       return { topicId: message.topic_id, isHidden: await setMessageHidden(trx, message, action === 'HIDE') };
     });
     const moderatedAt = new Date().toISOString();
-    req.log.info({ audit: 'forum.message.moderate', messageId: id, action, reason: reason ?? null, moderatorId: auth.userId, at: moderatedAt }, 'forum moderation');
+    req.log.info(
+      { audit: 'forum.message.moderate', messageId: id, action, reason: reason ?? null, moderatorId: auth.userId, at: moderatedAt },
+      'forum moderation',
+    );
     return {
       message: action === 'HIDE' ? 'Message hidden' : 'Message unhidden',
       result: {

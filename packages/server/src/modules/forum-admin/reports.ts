@@ -10,7 +10,6 @@ type Db = Kysely<Database>;
 type ReportedMessage = components['schemas']['ForumReportedMessage'];
 type ReportedMessageDetail = components['schemas']['ForumReportedMessageDetail'];
 
-
 /** A user's display name: their actor's names, the username when they have no actor. */
 const firstName = (actor: string, user: string) => sql<string>`coalesce(${sql.ref(`${actor}.first_name`)}, ${sql.ref(`${user}.username`)})`;
 const lastName = (actor: string) => sql<string>`coalesce(${sql.ref(`${actor}.last_name`)}, '')`;

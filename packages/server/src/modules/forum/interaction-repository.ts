@@ -42,7 +42,12 @@ export async function removeVote(trx: Db, messageId: number, userId: number) {
 }
 
 export async function currentVote(db: Db, messageId: number, userId: number): Promise<VoteKind | undefined> {
-  const row = await db.selectFrom('forum_votes').select('vote').where('message_id', '=', messageId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('forum_votes')
+    .select('vote')
+    .where('message_id', '=', messageId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row?.vote;
 }
 
@@ -55,7 +60,12 @@ export async function setTopicLike(trx: Db, topicId: number, userId: number, lik
         .onConflict((oc) => oc.columns(['topic_id', 'user_id']).doNothing())
         .returning('topic_id')
         .executeTakeFirst()
-    : await trx.deleteFrom('forum_topic_likes').where('topic_id', '=', topicId).where('user_id', '=', userId).returning('topic_id').executeTakeFirst();
+    : await trx
+        .deleteFrom('forum_topic_likes')
+        .where('topic_id', '=', topicId)
+        .where('user_id', '=', userId)
+        .returning('topic_id')
+        .executeTakeFirst();
   if (changed) {
     const row = await trx
       .updateTable('forum_topics')
@@ -109,7 +119,12 @@ export function insertReport(db: Db, messageId: number, reporterId: number, reas
 }
 
 export async function existingReportId(db: Db, messageId: number, reporterId: number): Promise<number | undefined> {
-  const row = await db.selectFrom('forum_reports').select('id').where('message_id', '=', messageId).where('reporter_id', '=', reporterId).executeTakeFirst();
+  const row = await db
+    .selectFrom('forum_reports')
+    .select('id')
+    .where('message_id', '=', messageId)
+    .where('reporter_id', '=', reporterId)
+    .executeTakeFirst();
   return row?.id;
 }
 
@@ -118,7 +133,17 @@ export function listReports(db: Db, reporterId: number, status: ReportStatus | u
     .selectFrom('forum_reports as r')
     .innerJoin('forum_messages as m', 'm.id', 'r.message_id')
     .innerJoin('forum_topics as t', 't.id', 'm.topic_id')
-    .select(['r.id', 'r.message_id', 't.id as topic_id', 't.title as topic_title', 'r.reason', 'r.comment', 'r.status', 'r.created_at', 'r.resolved_at'])
+    .select([
+      'r.id',
+      'r.message_id',
+      't.id as topic_id',
+      't.title as topic_title',
+      'r.reason',
+      'r.comment',
+      'r.status',
+      'r.created_at',
+      'r.resolved_at',
+    ])
     .where('r.reporter_id', '=', reporterId)
     .$if(status !== undefined, (q) => q.where('r.status', '=', status!))
     .orderBy('r.created_at', 'desc')

@@ -28,7 +28,13 @@ export const lookupHandlers: ModuleHandlers<LookupOps> = {
     const rows = await forumTags(req.server.db, req.query.search, req.query.limit ?? 20);
     return {
       message: 'Tags retrieved successfully',
-      result: rows.map((t) => ({ id: t.id, name: t.name, color: t.color ?? DEFAULT_COLOR, usageCount: Number(t.usage_count), isActive: true })),
+      result: rows.map((t) => ({
+        id: t.id,
+        name: t.name,
+        color: t.color ?? DEFAULT_COLOR,
+        usageCount: Number(t.usage_count),
+        isActive: true,
+      })),
     };
   },
 
@@ -60,6 +66,9 @@ export const lookupHandlers: ModuleHandlers<LookupOps> = {
     const page = req.query.page ?? 1;
     const limit = req.query.limit ?? 10;
     const { rows, total } = await listSubscriptions(req.server.db, auth.userId, page, limit);
-    return { message: 'Subscriptions retrieved successfully', result: { data: rows.map(toSubscription), meta: pageMeta(total, page, limit) } };
+    return {
+      message: 'Subscriptions retrieved successfully',
+      result: { data: rows.map(toSubscription), meta: pageMeta(total, page, limit) },
+    };
   },
 };

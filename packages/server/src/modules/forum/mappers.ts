@@ -37,9 +37,7 @@ function topicFields(row: TopicBase, tags: TagRefRow[]) {
     messagesCount: row.messages_count,
     likesCount: row.likes_count,
     category:
-      row.category_id === null
-        ? null
-        : { id: row.category_id, name: row.category_name ?? '', description: row.category_description ?? '' },
+      row.category_id === null ? null : { id: row.category_id, name: row.category_name ?? '', description: row.category_description ?? '' },
     tags: tags.map(toTagRef),
     author: toAuthor(row.author_id, row.author_first_name, row.author_last_name, row.author_avatar_at),
     createdAt: iso(row.created_at),
@@ -64,14 +62,22 @@ export interface LastMessageJson {
   created_at: string;
 }
 
-export function toTopicListItem(row: TopicBase & { last_message: LastMessageJson | null }, tags: TagRefRow[]): Schemas['ForumTopicListItem'] {
+export function toTopicListItem(
+  row: TopicBase & { last_message: LastMessageJson | null },
+  tags: TagRefRow[],
+): Schemas['ForumTopicListItem'] {
   const last = row.last_message;
   return {
     ...topicFields(row, tags),
     lastMessage:
       last === null
         ? null
-        : { id: last.id, content: last.content, author: { firstName: last.first_name, lastName: last.last_name }, createdAt: iso(last.created_at) },
+        : {
+            id: last.id,
+            content: last.content,
+            author: { firstName: last.first_name, lastName: last.last_name },
+            createdAt: iso(last.created_at),
+          },
   };
 }
 

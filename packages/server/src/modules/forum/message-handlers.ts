@@ -120,6 +120,7 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     if (message.author_id === auth.userId) {
       throw new AppError('CANNOT_VOTE_OWN_MESSAGE', { messageId: id }, 'You cannot vote on your own message');
     }
+    // biome-ignore lint/suspicious/noImplicitAnyLet: typed by its assignment in the try block (tsc checks every use)
     let counters;
     try {
       counters = await db
@@ -147,6 +148,7 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     const { db } = req.server;
     const id = req.params.id;
     await visibleMessage(db, id);
+    // biome-ignore lint/suspicious/noImplicitAnyLet: typed by its assignment in the try block (tsc checks every use)
     let report;
     try {
       report = await insertReport(db, id, auth.userId, req.body.reason, req.body.comment?.trim() || null);
@@ -157,7 +159,13 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     }
     return {
       message: 'Message reported',
-      result: { reportId: report.id, messageId: report.message_id, reason: report.reason, status: report.status, createdAt: iso(report.created_at) },
+      result: {
+        reportId: report.id,
+        messageId: report.message_id,
+        reason: report.reason,
+        status: report.status,
+        createdAt: iso(report.created_at),
+      },
     };
   },
 };

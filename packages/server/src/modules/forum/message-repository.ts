@@ -45,11 +45,7 @@ export function shownMessages(db: Db, topicId: number, userId: number) {
       'u.avatar_updated_at as author_avatar_at',
     ])
     .select((eb) => [
-      eb
-        .selectFrom('shown as r')
-        .whereRef('r.parent_id', '=', 'm.id')
-        .select(eb.fn.countAll<number>().as('n'))
-        .as('shown_replies'),
+      eb.selectFrom('shown as r').whereRef('r.parent_id', '=', 'm.id').select(eb.fn.countAll<number>().as('n')).as('shown_replies'),
       eb
         .selectFrom('forum_votes as fv')
         .whereRef('fv.message_id', '=', 'm.id')

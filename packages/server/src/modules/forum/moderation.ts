@@ -17,10 +17,10 @@ export const BLOCKED_WORDS: readonly string[] = [
   'work from home and earn',
 ];
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const patterns = BLOCKED_WORDS.map(
-  (phrase) => new RegExp(`(?<![\\p{L}\\p{N}])${phrase.split(/\s+/).map(escape).join('\\s+')}(?![\\p{L}\\p{N}])`, 'iu'),
+  (phrase) => new RegExp(`(?<![\\p{L}\\p{N}])${phrase.split(/\s+/).map(escapeRegExp).join('\\s+')}(?![\\p{L}\\p{N}])`, 'iu'),
 );
 
 export const isBlocked = (text: string) => {

@@ -64,7 +64,14 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     const result = await req.server.db.transaction().execute(async (trx) => {
       if (body.categoryId !== undefined) await assertForumCategory(trx, body.categoryId);
       await assertActiveTags(trx, tagIds);
-      const id = await insertTopic(trx, { title, description, content, categoryId: body.categoryId ?? null, tagIds, authorId: auth.userId });
+      const id = await insertTopic(trx, {
+        title,
+        description,
+        content,
+        categoryId: body.categoryId ?? null,
+        tagIds,
+        authorId: auth.userId,
+      });
       return loadTopic(trx, id, auth.userId);
     });
     return { message: 'Topic created successfully', result };

@@ -7,7 +7,9 @@ import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 /** The contract's `ASC`/`DESC` as Kysely's direction. */
-export type TopicFilters = Defaulted<Omit<Query<'listForumTopics'>, 'sortOrder'>, 'page' | 'limit' | 'sortBy'> & { sortOrder: 'asc' | 'desc' };
+export type TopicFilters = Defaulted<Omit<Query<'listForumTopics'>, 'sortOrder'>, 'page' | 'limit' | 'sortBy'> & {
+  sortOrder: 'asc' | 'desc';
+};
 
 const SORT_KEYS: Record<TopicFilters['sortBy'], SortKey[]> = {
   recent: [{ column: 't.last_message_at', type: 'timestamptz' }],
@@ -27,7 +29,13 @@ export function topicBase(db: Kysely<Database>, f: TopicFilters) {
     .$if(f.status !== undefined, (q) => q.where('t.status', '=', f.status!))
     .$if(f.tagId !== undefined, (q) =>
       q.where((eb) =>
-        eb.exists(eb.selectFrom('forum_topic_tags as ft').select('ft.topic_id').whereRef('ft.topic_id', '=', 't.id').where('ft.tag_id', '=', f.tagId!)),
+        eb.exists(
+          eb
+            .selectFrom('forum_topic_tags as ft')
+            .select('ft.topic_id')
+            .whereRef('ft.topic_id', '=', 't.id')
+            .where('ft.tag_id', '=', f.tagId!),
+        ),
       ),
     )
     .$if(f.search !== undefined, (q) => {

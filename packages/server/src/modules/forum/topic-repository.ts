@@ -40,7 +40,9 @@ export function topicsQuery(db: Db) {
 export function topicsForViewer(db: Db, userId: number) {
   return topicsQuery(db).select((eb) => [
     eb
-      .exists(eb.selectFrom('forum_topic_likes as l').select('l.topic_id').whereRef('l.topic_id', '=', 't.id').where('l.user_id', '=', userId))
+      .exists(
+        eb.selectFrom('forum_topic_likes as l').select('l.topic_id').whereRef('l.topic_id', '=', 't.id').where('l.user_id', '=', userId),
+      )
       .as('user_liked'),
     eb
       .exists(
@@ -88,14 +90,18 @@ export function lockTopic(trx: Db, id: number) {
 
 /** A visible (not hidden) topic, or TOPIC_NOT_FOUND. */
 export async function visibleTopic(db: Db, id: number): Promise<{ id: number; status: TopicStatus }> {
-  const topic = await db.selectFrom('forum_topics').select(['id', 'status']).where('id', '=', id).where('is_hidden', '=', false).executeTakeFirst();
+  const topic = await db
+    .selectFrom('forum_topics')
+    .select(['id', 'status'])
+    .where('id', '=', id)
+    .where('is_hidden', '=', false)
+    .executeTakeFirst();
   if (!topic) throw topicNotFound(id);
   return topic;
 }
 
 export const topicNotFound = (topicId: number) => new AppError('TOPIC_NOT_FOUND', { topicId }, 'Topic not found');
-export const topicClosed = (topicId: number, status: TopicStatus) =>
-  new AppError('TOPIC_CLOSED', { topicId, status }, 'Topic is closed');
+export const topicClosed = (topicId: number, status: TopicStatus) => new AppError('TOPIC_CLOSED', { topicId, status }, 'Topic is closed');
 
 /** CATEGORY_NOT_FOUND unless the id is an active FORUM category. */
 export async function assertForumCategory(db: Db, categoryId: number): Promise<void> {
@@ -160,7 +166,15 @@ export async function insertTopic(trx: Db, topic: NewTopic): Promise<number> {
     .executeTakeFirstOrThrow();
   await trx
     .insertInto('forum_messages')
-    .values({ topic_id: id, parent_id: null, author_id: topic.authorId, content: topic.content, is_main_message: true, created_at: now, updated_at: now })
+    .values({
+      topic_id: id,
+      parent_id: null,
+      author_id: topic.authorId,
+      content: topic.content,
+      is_main_message: true,
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   await replaceTopicTags(trx, id, topic.tagIds);
   await trx.insertInto('forum_subscriptions').values({ topic_id: id, user_id: topic.authorId, created_at: now }).execute();
@@ -202,10 +216,19 @@ export async function updateTopic(trx: Db, id: number, changes: TopicChanges): P
 /** Counts a view of a visible topic, once per user per day (see firstViewToday); false when there is no such topic. */
 export async function countView(db: Db, id: number, userId: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const visible = await trx.selectFrom('forum_topics').select('id').where('id', '=', id).where('is_hidden', '=', false).executeTakeFirst();
+    const visible = await trx
+      .selectFrom('forum_topics')
+      .select('id')
+      .where('id', '=', id)
+      .where('is_hidden', '=', false)
+      .executeTakeFirst();
     if (!visible) return false;
     if (await firstViewToday(trx, 'FORUM_TOPIC', id, userId)) {
-      await trx.updateTable('forum_topics').set((eb) => ({ views_count: eb('views_count', '+', 1) })).where('id', '=', id).execute();
+      await trx
+        .updateTable('forum_topics')
+        .set((eb) => ({ views_count: eb('views_count', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
     }
     return true;
   });

@@ -79,7 +79,10 @@ export const organizationHandlers: ModuleHandlers<
       isActive: q.isActive,
     };
     const { rows, total } = await repo.listOrganizations(req.server.db, withinTeam(auth, 'o.id'), filters);
-    return { message: 'Organizations retrieved', result: { data: rows.map(toOrganization), meta: pageMeta(total, filters.page, filters.limit) } };
+    return {
+      message: 'Organizations retrieved',
+      result: { data: rows.map(toOrganization), meta: pageMeta(total, filters.page, filters.limit) },
+    };
   },
 
   async createOrganization(req) {
@@ -160,7 +163,8 @@ export const organizationHandlers: ModuleHandlers<
       // The row lock makes concurrent inserts of children, members or actors wait for this decision.
       if (!(await repo.lockOrganization(trx, id))) throw notFound(id);
       const usageCount = await repo.organizationUsage(trx, id);
-      if (usageCount > 0) throw new AppError('RESOURCE_IN_USE', { resource: 'organization', id, usageCount }, 'Organization has children or members');
+      if (usageCount > 0)
+        throw new AppError('RESOURCE_IN_USE', { resource: 'organization', id, usageCount }, 'Organization has children or members');
       await repo.deleteOrganizationRow(trx, id);
     });
     return { message: 'Organization deleted', result: null };

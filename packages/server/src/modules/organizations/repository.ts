@@ -5,7 +5,6 @@ import { organizationSubtree } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
-
 export interface AncestorJson {
   id: number;
   name: string;
@@ -66,7 +65,11 @@ export function selectOrganizations(db: Kysely<Database>) {
       'o.updated_at',
       sql<AncestorJson[]>`t.ancestors`.as('ancestors'),
       eb.selectFrom('users as u').whereRef('u.organization_id', '=', 'o.id').select(eb.fn.countAll<number>().as('n')).as('members_count'),
-      eb.selectFrom('organizations as ch').whereRef('ch.parent_id', '=', 'o.id').select(eb.fn.countAll<number>().as('n')).as('children_count'),
+      eb
+        .selectFrom('organizations as ch')
+        .whereRef('ch.parent_id', '=', 'o.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('children_count'),
     ]);
 }
 export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganizations>['executeTakeFirstOrThrow']>>;
@@ -95,7 +98,12 @@ export const childrenOf = (db: Kysely<Database>, id: number) =>
 
 /** The organization's row, locked until the end of the transaction. */
 export const lockOrganization = (db: Kysely<Database>, id: number) =>
-  db.selectFrom('organizations').select(['id', 'parent_id', 'manager_user_id', 'country_id']).where('id', '=', id).forUpdate().executeTakeFirst();
+  db
+    .selectFrom('organizations')
+    .select(['id', 'parent_id', 'manager_user_id', 'country_id'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 
 /** A referenced row, kept from being deleted until the end of the transaction. */
 export const referencedOrganization = (db: Kysely<Database>, id: number) =>

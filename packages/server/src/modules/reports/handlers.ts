@@ -29,13 +29,17 @@ export const reportHandlers: ModuleHandlers<'getReportStatistics' | 'exportTrans
     const auth = caller(req);
     checkPeriod(req.query.startDate, req.query.endDate, ['startDate', 'endDate']);
     const rows = transportBatches(req.server.db, auth, req.query);
-    return { file: { filename: `transports-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, TRANSPORT_COLUMNS) } };
+    return {
+      file: { filename: `transports-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, TRANSPORT_COLUMNS) },
+    };
   },
 
   async exportComplaintsReport(req) {
     const auth = caller(req);
     checkPeriod(req.query.startAtFrom, req.query.startAtTo, ['startAtFrom', 'startAtTo']);
     const rows = complaintBatches(req.server.db, ownedComplaints(auth), req.query);
-    return { file: { filename: `complaints-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, COMPLAINT_COLUMNS) } };
+    return {
+      file: { filename: `complaints-${stamp()}.csv`, contentType: 'text/csv; charset=utf-8', body: csvStream(rows, COMPLAINT_COLUMNS) },
+    };
   },
 };

@@ -8,7 +8,16 @@ type Db = Kysely<Database>;
 type Statistics = components['schemas']['ReportStatistics'];
 
 const TRANSPORT_STATUSES: TransportStatus[] = ['PENDING', 'VALIDATED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED', 'ON_HOLD', 'ARCHIVED'];
-const COMPLAINT_STATUSES: ComplaintStatus[] = ['PENDING', 'IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'RESOLVED', 'REJECTED', 'REOPENED', 'CLOSED'];
+const COMPLAINT_STATUSES: ComplaintStatus[] = [
+  'PENDING',
+  'IN_PROGRESS',
+  'UNDER_REVIEW',
+  'ESCALATED',
+  'RESOLVED',
+  'REJECTED',
+  'REOPENED',
+  'CLOSED',
+];
 
 export interface Period {
   startDate?: string;
@@ -53,7 +62,9 @@ async function complaintFigures(db: Db, auth: AuthContext, p: Period): Promise<S
       'c.status',
       sql<number>`count(*)::int`.as('count'),
       sql<number>`coalesce(sum(c.amount_paid), 0)::float8`.as('amount'),
-      sql<number>`coalesce(sum(extract(epoch from (c.resolved_at - c.created_at))) filter (where c.resolved_at is not null), 0)::float8`.as('seconds'),
+      sql<number>`coalesce(sum(extract(epoch from (c.resolved_at - c.created_at))) filter (where c.resolved_at is not null), 0)::float8`.as(
+        'seconds',
+      ),
       sql<number>`count(c.resolved_at)::int`.as('resolved'),
     ])
     .where(ownedBy(auth, 'c.created_by'))
@@ -89,7 +100,13 @@ async function userFigures(db: Db, auth: AuthContext, p: Period): Promise<Statis
     .execute();
   return rows
     .filter((r) => r.transports + r.complaints + r.resolved > 0)
-    .map((r) => ({ userId: r.id, username: r.username, transportsCreated: r.transports, complaintsCreated: r.complaints, complaintsResolved: r.resolved }));
+    .map((r) => ({
+      userId: r.id,
+      username: r.username,
+      transportsCreated: r.transports,
+      complaintsCreated: r.complaints,
+      complaintsResolved: r.resolved,
+    }));
 }
 
 export async function reportStatistics(db: Db, auth: AuthContext, p: Period): Promise<Statistics> {

@@ -43,7 +43,9 @@ const roles = configListHandlers({
   },
   // The holders' tokens carry the old level: they must log in again to get the new one.
   afterUpdate: async (trx, role, patch) =>
-    patch.accessLevel !== undefined && patch.accessLevel !== role.accessLevel ? revokeHolderSessions(trx, role.id, 'role_access_level_changed') : [],
+    patch.accessLevel !== undefined && patch.accessLevel !== role.accessLevel
+      ? revokeHolderSessions(trx, role.id, 'role_access_level_changed')
+      : [],
 });
 
 export const roleHandlers: ModuleHandlers<

@@ -70,5 +70,11 @@ export function listRoles(db: Db, q: Req<'listConfigRoles'>['query']) {
 
 export const holdersCount = async (db: Db, roleId: number) =>
   Number(
-    (await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role_id', '=', roleId).executeTakeFirstOrThrow()).n,
+    (
+      await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('role_id', '=', roleId)
+        .executeTakeFirstOrThrow()
+    ).n,
   );

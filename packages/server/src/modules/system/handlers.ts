@@ -48,7 +48,11 @@ export const systemHandlers: ModuleHandlers<'getHealth' | 'getReadiness'> = {
     if (database.status !== 'up') {
       req.log.warn({ error: database.error }, 'readiness: the database did not answer');
       reply.header('retry-after', String(OUTAGE_RETRY_AFTER_SECONDS));
-      throw new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS, dependency: 'database' }, 'Database unavailable');
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        { retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS, dependency: 'database' },
+        'Database unavailable',
+      );
     }
     const degraded = cache.status === 'down';
     return {

@@ -11,7 +11,11 @@ const tags = configListHandlers({
   list: listTags,
   toResult: toTag,
   find: findTag,
-  toInsert: (body: Req<'createConfigTag'>['body']) => ({ name: body.name, color: body.color ?? DEFAULT_COLOR, is_active: body.isActive ?? true }),
+  toInsert: (body: Req<'createConfigTag'>['body']) => ({
+    name: body.name,
+    color: body.color ?? DEFAULT_COLOR,
+    is_active: body.isActive ?? true,
+  }),
   toUpdate: (patch: Req<'updateConfigTag'>['body']) => ({ name: patch.name, color: patch.color }),
   unique: [uniqueField('tags_lower_name_key', 'name', 'A tag with this name already exists')],
   usage: tagUsage,

@@ -95,7 +95,8 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
       if (!current) throw transportNotFound(id);
       const state = workflowState(current.status, current.validation_level);
       const verdict = TRANSPORT_WORKFLOW.check(state, action, auth.accessLevel);
-      if (!verdict.ok) throw verdict.reason === 'role' ? wrongRole(state, action, verdict.roles) : invalidTransition(state, action, auth.accessLevel);
+      if (!verdict.ok)
+        throw verdict.reason === 'role' ? wrongRole(state, action, verdict.roles) : invalidTransition(state, action, auth.accessLevel);
       const level = validationLevelOf(state, action);
       if (level === 2 && action === 'VALIDATE' && (await levelOneValidator(trx, id)) === auth.userId) throw sameValidator();
       // The state read above is the guard: a concurrent action that got there first makes this match nothing.
@@ -110,10 +111,18 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
         .executeTakeFirst();
       if (!updated) {
         const now = await findVisible(trx, auth, id);
-        throw now === undefined ? transportNotFound(id) : invalidTransition(workflowState(now.status, now.validation_level), action, auth.accessLevel);
+        throw now === undefined
+          ? transportNotFound(id)
+          : invalidTransition(workflowState(now.status, now.validation_level), action, auth.accessLevel);
       }
       await insertHistory(trx, {
-        transportId: id, from: current.status, to: target.status, action, comment: comment ?? null, userId: auth.userId, validationLevel: level,
+        transportId: id,
+        from: current.status,
+        to: target.status,
+        action,
+        comment: comment ?? null,
+        userId: auth.userId,
+        validationLevel: level,
       });
       return { record: await reload(trx, id), level };
     });

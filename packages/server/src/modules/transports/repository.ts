@@ -111,7 +111,6 @@ export async function currentStatus(db: Db, id: number): Promise<TransportStatus
 export type TransportFilters = Omit<SharedQuery<'listTransports', 'listAdminTransports'>, 'page' | 'limit'> &
   Pick<Query<'listAdminTransports'>, 'createdBy' | 'organizationId'>;
 
-
 const SORT_KEYS: Record<NonNullable<TransportFilters['sortBy']>, SortKey> = {
   createdAt: { column: 't.created_at', type: 'timestamptz' },
   loadingNumber: { column: 't.loading_number', type: 'text' },
@@ -230,5 +229,7 @@ export async function complaintCount(db: Db, transportId: number): Promise<numbe
 
 /** Every row that passes the filters, for an export: ids in order from the base table, joined rows per batch. */
 export function exportBatches(db: Db, auth: AuthContext, f: TransportFilters) {
-  return keysetBatches(listBase(db, auth, f).select('t.id'), 't.id', (ids) => transportQuery(db).where('t.id', 'in', ids).orderBy('t.id').execute());
+  return keysetBatches(listBase(db, auth, f).select('t.id'), 't.id', (ids) =>
+    transportQuery(db).where('t.id', 'in', ids).orderBy('t.id').execute(),
+  );
 }

@@ -23,7 +23,12 @@ export function storedState(state: WorkflowState): { status: TransportStatus; va
 
 const LEVEL_1 = ['team_manager', 'supervisor', 'admin', 'super_admin'] as const;
 const LEVEL_2 = ['supervisor', 'admin', 'super_admin'] as const;
-const row = (from: WorkflowState, action: TransportAction, to: WorkflowState, roles: readonly AccessLevel[] = STAFF) => ({ from, action, to, roles });
+const row = (from: WorkflowState, action: TransportAction, to: WorkflowState, roles: readonly AccessLevel[] = STAFF) => ({
+  from,
+  action,
+  to,
+  roles,
+});
 
 /**
  * The transport workflow (the contract's table on `applyTransportAction`). Validation has two
@@ -76,8 +81,7 @@ export const ADMIN_EDITABLE: TransportStatus[] = ['PENDING', 'VALIDATED', 'ON_HO
 /** Documents and the customer can still be attached in every status but the terminal one. */
 export const NOT_ARCHIVED: TransportStatus[] = ['PENDING', 'VALIDATED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED', 'ON_HOLD'];
 
-export const transportNotFound = (transportId: number) =>
-  new AppError('TRANSPORT_NOT_FOUND', { transportId }, 'Transport not found');
+export const transportNotFound = (transportId: number) => new AppError('TRANSPORT_NOT_FOUND', { transportId }, 'Transport not found');
 
 export const notEditable = (id: number, status: string, verb: 'changed' | 'deleted' = 'changed') =>
   new AppError('NOT_EDITABLE', { resource: 'transport', id, status }, `Transport can no longer be ${verb}`);
@@ -88,8 +92,7 @@ export const hasComplaint = (id: number, usageCount: number) =>
 export const vehicleTypeNotFound = (vehicleTypeId: number) =>
   new AppError('VEHICLE_TYPE_NOT_FOUND', { vehicleTypeId }, 'Vehicle type not found');
 
-export const customerNotFound = (customerId: number) =>
-  new AppError('CUSTOMER_NOT_FOUND', { customerId }, 'Customer not found');
+export const customerNotFound = (customerId: number) => new AppError('CUSTOMER_NOT_FOUND', { customerId }, 'Customer not found');
 
 export const missingCustomerInfo = (message: string) =>
   new AppError('MISSING_CUSTOMER_INFO', { message }, 'Customer needs an e-mail address or a phone number');
@@ -105,4 +108,8 @@ export const wrongRole = (state: WorkflowState, requested: TransportAction, role
   new AppError('FORBIDDEN', { requiredRoles: [...roles] }, `Your role may not apply ${requested} in status ${state}`);
 
 export const sameValidator = () =>
-  new AppError('SELF_ACTION_FORBIDDEN', { action: 'VALIDATE' }, 'The level-2 validation must be given by another user than the level-1 validation');
+  new AppError(
+    'SELF_ACTION_FORBIDDEN',
+    { action: 'VALIDATE' },
+    'The level-2 validation must be given by another user than the level-1 validation',
+  );

@@ -24,14 +24,10 @@ export function transportStats(db: Db, auth: AuthContext, days: number): Promise
 }
 
 async function computeStats(db: Db, scope: Expression<SqlBool>, days: number): Promise<Stats> {
-
   const totals = await db
     .selectFrom('transports as t')
     .where(scope)
-    .select((eb) => [
-      eb.fn.countAll<number>().as('total'),
-      sql<number>`coalesce(sum(t.total_product_value), 0)`.as('total_value'),
-    ])
+    .select((eb) => [eb.fn.countAll<number>().as('total'), sql<number>`coalesce(sum(t.total_product_value), 0)`.as('total_value')])
     .executeTakeFirstOrThrow();
 
   const statusRows = await db

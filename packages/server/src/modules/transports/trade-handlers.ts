@@ -18,7 +18,15 @@ import {
   type TransportFilters,
 } from './repository.js';
 import { hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
-import { checkNewCustomer, createTransport, fieldChanges, insertCustomer, requireCustomer, requireVehicleType, updateFields } from './writes.js';
+import {
+  checkNewCustomer,
+  createTransport,
+  fieldChanges,
+  insertCustomer,
+  requireCustomer,
+  requireVehicleType,
+  updateFields,
+} from './writes.js';
 
 export type TradeTransportOps =
   | 'createTransport'

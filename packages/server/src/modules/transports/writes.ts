@@ -12,8 +12,7 @@ type Schemas = components['schemas'];
 type NewCustomer = Schemas['TransportNewCustomer'];
 type FieldChanges = Schemas['TransportAdminUpdateRequest'];
 
-const hasContact = (c: { email?: string | null; phone?: string | null }) =>
-  Boolean(c.email?.trim()) || Boolean(c.phone?.trim());
+const hasContact = (c: { email?: string | null; phone?: string | null }) => Boolean(c.email?.trim()) || Boolean(c.phone?.trim());
 
 /** 400 MISSING_CUSTOMER_INFO for a new customer with neither e-mail nor phone. */
 export function checkNewCustomer(customer: NewCustomer | undefined): void {
@@ -66,7 +65,15 @@ export async function insertCustomer(trx: Db, c: NewCustomer): Promise<number> {
 
 export async function insertHistory(
   trx: Db,
-  entry: { transportId: number; from: TransportStatus | null; to: TransportStatus; action: Schemas['TransportHistoryAction']; comment?: string | null; userId: number; validationLevel?: number | null },
+  entry: {
+    transportId: number;
+    from: TransportStatus | null;
+    to: TransportStatus;
+    action: Schemas['TransportHistoryAction'];
+    comment?: string | null;
+    userId: number;
+    validationLevel?: number | null;
+  },
 ): Promise<void> {
   await trx
     .insertInto('transport_status_history')

@@ -37,16 +37,16 @@ export async function listAll(db: Db, f: AdminListFilters) {
   // Unrated tutorials come last in both directions.
   query = query.orderBy(sql.ref(SORT_COLUMNS[f.sortBy]), (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
   const { rows, total } = await fetchPage(query.orderBy('t.id', 'desc'), f.page, f.limit);
-  const tags = await tagsByTutorial(db, rows.map((r) => r.id));
+  const tags = await tagsByTutorial(
+    db,
+    rows.map((r) => r.id),
+  );
   return { data: rows.map((r) => toAdminListItem(r, tags.get(r.id))), total };
 }
 
 /** A tutorial in any status, as administrators see it. */
 export async function findTutorial(db: Db, id: number): Promise<S['Tutorial'] | undefined> {
-  const row = await selectTutorials(db)
-    .select(['t.content', 't.video', 't.attachments'])
-    .where('t.id', '=', id)
-    .executeTakeFirst();
+  const row = await selectTutorials(db).select(['t.content', 't.video', 't.attachments']).where('t.id', '=', id).executeTakeFirst();
   if (!row) return undefined;
   const [tags, chapters, prerequisites] = await Promise.all([
     tagsByTutorial(db, [id]),

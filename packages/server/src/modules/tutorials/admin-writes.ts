@@ -48,7 +48,10 @@ export async function replaceChapters(trx: Db, tutorialId: number, chapters: Cha
 export async function replaceTags(trx: Db, tutorialId: number, tagIds: number[], replace: boolean): Promise<void> {
   if (replace) await trx.deleteFrom('tutorial_tags').where('tutorial_id', '=', tutorialId).execute();
   if (tagIds.length === 0) return;
-  await trx.insertInto('tutorial_tags').values(tagIds.map((tag_id) => ({ tutorial_id: tutorialId, tag_id }))).execute();
+  await trx
+    .insertInto('tutorial_tags')
+    .values(tagIds.map((tag_id) => ({ tutorial_id: tutorialId, tag_id })))
+    .execute();
 }
 
 export async function replacePrerequisites(trx: Db, tutorialId: number, ids: number[], replace: boolean): Promise<void> {

@@ -7,15 +7,7 @@ function selectCertificates(db: Db) {
     .innerJoin('tutorials as t', 't.id', 'p.tutorial_id')
     .innerJoin('users as u', 'u.id', 'p.user_id')
     .leftJoin('actors as a', 'a.id', 'u.actor_id')
-    .select([
-      'p.certificate_code',
-      'p.completed_at',
-      't.id as tutorial_id',
-      't.title',
-      'u.username',
-      'a.first_name',
-      'a.last_name',
-    ])
+    .select(['p.certificate_code', 'p.completed_at', 't.id as tutorial_id', 't.title', 'u.username', 'a.first_name', 'a.last_name'])
     .where('p.completed_at', 'is not', null)
     .where('p.certificate_code', 'is not', null);
 }

@@ -39,8 +39,15 @@ export async function certificatePdf(c: CertificateContent): Promise<Buffer> {
 
   const { width, height } = doc.page;
   const inner = width - 120;
-  doc.lineWidth(3).strokeColor('#1E3A5F').rect(30, 30, width - 60, height - 60).stroke();
-  doc.lineWidth(1).rect(40, 40, width - 80, height - 80).stroke();
+  doc
+    .lineWidth(3)
+    .strokeColor('#1E3A5F')
+    .rect(30, 30, width - 60, height - 60)
+    .stroke();
+  doc
+    .lineWidth(1)
+    .rect(40, 40, width - 80, height - 80)
+    .stroke();
 
   const centred = { width: inner, align: 'center' } as const;
   const line = (gap: number, color: string, font: string, size: number, text: string) =>
@@ -57,7 +64,10 @@ export async function certificatePdf(c: CertificateContent): Promise<Buffer> {
   doc.image(qr, width - 60 - qrSize - 10, qrTop, { width: qrSize, height: qrSize });
   doc.fillColor('#333333').font('Helvetica').fontSize(11);
   doc.text(`Verification code: ${c.code}`, 70, qrTop + 40);
-  doc.fontSize(9).fillColor('#666666').text(`Verify at ${c.verifyUrl}`, 70, qrTop + 60, { width: inner - qrSize - 40 });
+  doc
+    .fontSize(9)
+    .fillColor('#666666')
+    .text(`Verify at ${c.verifyUrl}`, 70, qrTop + 60, { width: inner - qrSize - 40 });
 
   doc.end();
   return finished;

@@ -54,17 +54,13 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
 
   async recordTutorialProgress(req) {
     const auth = caller(req);
-    const result = await req.server.db
-      .transaction()
-      .execute((trx) => recordProgress(trx, req.params.id, auth.userId, req.body));
+    const result = await req.server.db.transaction().execute((trx) => recordProgress(trx, req.params.id, auth.userId, req.body));
     return { message: 'Progress recorded', result };
   },
 
   async completeTutorial(req) {
     const auth = caller(req);
-    const result = await req.server.db
-      .transaction()
-      .execute((trx) => completeTutorial(trx, req.params.id, auth.userId, req.body));
+    const result = await req.server.db.transaction().execute((trx) => completeTutorial(trx, req.params.id, auth.userId, req.body));
     return { message: 'Tutorial completed successfully', result };
   },
 
@@ -132,10 +128,5 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
 };
 
 export const tutorialHandlers: ModuleHandlers<
-  | UserOps
-  | 'listAdminTutorials'
-  | 'createTutorial'
-  | 'getAdminTutorialById'
-  | 'updateTutorial'
-  | 'deleteTutorial'
+  UserOps | 'listAdminTutorials' | 'createTutorial' | 'getAdminTutorialById' | 'updateTutorial' | 'deleteTutorial'
 > = { ...userTutorialHandlers, ...adminTutorialHandlers };

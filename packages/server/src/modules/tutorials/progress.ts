@@ -6,8 +6,7 @@ import { iso } from '../../lib/time.js';
 import { newCertificateCode } from './certificate.js';
 import { chaptersCount, type Db, percentage, viewedCount } from './queries.js';
 
-export const tutorialNotFound = (tutorialId: number) =>
-  new AppError('TUTORIAL_NOT_FOUND', { tutorialId }, 'Tutorial not found');
+export const tutorialNotFound = (tutorialId: number) => new AppError('TUTORIAL_NOT_FOUND', { tutorialId }, 'Tutorial not found');
 
 /**
  * The published tutorial, share-locked until the end of the transaction: an administrator's
@@ -108,12 +107,7 @@ export interface Completion {
  * contract's order. The progress row is locked and the final update only applies while
  * `completed_at` is null, so of two simultaneous completions exactly one succeeds.
  */
-export async function completeTutorial(
-  trx: Db,
-  tutorialId: number,
-  userId: number,
-  body: Completion,
-): Promise<Result<'completeTutorial'>> {
+export async function completeTutorial(trx: Db, tutorialId: number, userId: number, body: Completion): Promise<Result<'completeTutorial'>> {
   const tutorial = await lockPublished(trx, tutorialId);
   const progress = await progressCounts(trx, tutorialId, userId, true);
   if (progress?.completed_at) throw alreadyCompleted(progress.completed_at);

@@ -24,9 +24,7 @@ export function selectTutorials(db: Db) {
             sql<number>`(count(*) filter (where sp.completed_at is not null))::int`.as('completions_count'),
             sql<number | null>`round(avg(sp.rating), 1)::float8`.as('average_rating'),
             sql<number>`count(sp.rating)::int`.as('ratings_count'),
-            sql<number | null>`round(avg(sp.time_spent) filter (where sp.completed_at is not null))::int`.as(
-              'average_completion_time',
-            ),
+            sql<number | null>`round(avg(sp.time_spent) filter (where sp.completed_at is not null))::int`.as('average_completion_time'),
           ])
           .as('s'),
       (join) => join.onTrue(),
@@ -65,7 +63,6 @@ export function selectTutorials(db: Db) {
 }
 
 export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
-
 
 export interface TagRow {
   id: number;

@@ -41,7 +41,10 @@ export async function listPublished(db: Db, userId: number, f: ListFilters) {
   else if (f.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
   else query = query.orderBy('t.created_at', 'desc');
   const { rows, total } = await fetchPage(query.orderBy('t.id', 'desc'), f.page, f.limit);
-  const tags = await tagsByTutorial(db, rows.map((r) => r.id));
+  const tags = await tagsByTutorial(
+    db,
+    rows.map((r) => r.id),
+  );
   return { data: rows.map((r) => toListItem(r, tags.get(r.id))), total };
 }
 
@@ -53,7 +56,11 @@ export async function recordView(db: Db, tutorialId: number, userId: number): Pr
   return db.transaction().execute(async (trx) => {
     if (!(await openProgress(trx, tutorialId, userId))) return false;
     if (await firstViewToday(trx, 'TUTORIAL', tutorialId, userId)) {
-      await trx.updateTable('tutorials').set((eb) => ({ views_count: eb('views_count', '+', 1) })).where('id', '=', tutorialId).execute();
+      await trx
+        .updateTable('tutorials')
+        .set((eb) => ({ views_count: eb('views_count', '+', 1) }))
+        .where('id', '=', tutorialId)
+        .execute();
     }
     return true;
   });

@@ -87,7 +87,8 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     const auth = caller(req);
     const { db, sessions } = req.server;
     const { newPassword, confirmPassword } = req.body;
-    if (confirmPassword !== newPassword) throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to newPassword']);
+    if (confirmPassword !== newPassword)
+      throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to newPassword']);
     const target = await actionable(db, auth, req.params.id);
     assertPasswordAllowed('newPassword', newPassword, target);
     const passwordHash = await hash(newPassword); // argon2id with the library's defaults

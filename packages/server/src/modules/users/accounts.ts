@@ -70,11 +70,26 @@ function vanishedReference(error: unknown, ids: { roleId?: number; organizationI
 export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'createUser' | 'updateUser'> = {
   async listUsers(req) {
     const auth = caller(req);
-    const { page = 1, limit = 10, search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = req.query;
+    const {
+      page = 1,
+      limit = 10,
+      search,
+      roleId,
+      organizationId,
+      countryId,
+      isActive,
+      sortBy = 'createdAt',
+      sortOrder = 'DESC',
+    } = req.query;
     let query = selectUsers(req.server.db).where(withinTeam(auth, 'u.organization_id'));
     if (search !== undefined) {
       query = query.where((eb) =>
-        eb.or([contains('u.username', search), contains('u.email', search), contains('a.first_name', search), contains('a.last_name', search)]),
+        eb.or([
+          contains('u.username', search),
+          contains('u.email', search),
+          contains('a.first_name', search),
+          contains('a.last_name', search),
+        ]),
       );
     }
     if (roleId !== undefined) query = query.where('u.role_id', '=', roleId);
@@ -83,9 +98,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     if (isActive !== undefined) query = query.where('u.is_active', '=', isActive);
     const direction = sortOrder === 'ASC' ? sql`asc` : sql`desc`;
     // Accounts that never logged in come last either way.
-    const ordered = query
-      .orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${direction} nulls last`)
-      .orderBy(sql`u.id ${direction}`);
+    const ordered = query.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${direction} nulls last`).orderBy(sql`u.id ${direction}`);
     const { rows, total } = await fetchPage(ordered, page, limit);
     return { message: 'Users retrieved', result: { data: rows.map(toUser), meta: pageMeta(total, page, limit) } };
   },
@@ -171,7 +184,11 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     const familyChanges = target.actor_role !== null && family !== target.actor_role;
     if (email !== undefined && (await userEmailTaken(db, email, id))) throw userExists('email', email);
     const newEmail = email ?? target.email;
-    if (target.actor_id !== null && (email !== undefined || familyChanges) && (await actorEmailTaken(db, family, newEmail, target.actor_id))) {
+    if (
+      target.actor_id !== null &&
+      (email !== undefined || familyChanges) &&
+      (await actorEmailTaken(db, family, newEmail, target.actor_id))
+    ) {
       throw actorEmailExists(newEmail);
     }
     // The account's tokens carry its access level and organization: a change of either ends its sessions.

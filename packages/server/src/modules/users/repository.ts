@@ -96,11 +96,7 @@ export async function userEmailTaken(db: Db, email: string, exceptUserId: number
 
 /** True when another actor of the family already uses the e-mail (case-insensitive). */
 export async function actorEmailTaken(db: Db, family: ActorRole, email: string, exceptActorId: number | null): Promise<boolean> {
-  let query = db
-    .selectFrom('actors')
-    .select('id')
-    .where('actor_role', '=', family)
-    .where(sql<SqlBool>`lower(email) = lower(${email})`);
+  let query = db.selectFrom('actors').select('id').where('actor_role', '=', family).where(sql<SqlBool>`lower(email) = lower(${email})`);
   if (exceptActorId !== null) query = query.where('id', '<>', exceptActorId);
   return (await query.limit(1).executeTakeFirst()) !== undefined;
 }

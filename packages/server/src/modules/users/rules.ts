@@ -34,7 +34,10 @@ export const isAdministrator = (level: AccessLevel) => ADMIN_LEVELS.includes(lev
  * active administrator. Runs inside the write's transaction and locks the active administrators'
  * rows, so two administrators acting on each other at once cannot both pass.
  */
-export async function assertKeepsAnAdministrator(trx: Kysely<Database>, target: { id: number; access_level: AccessLevel; is_active: boolean }) {
+export async function assertKeepsAnAdministrator(
+  trx: Kysely<Database>,
+  target: { id: number; access_level: AccessLevel; is_active: boolean },
+) {
   if (!target.is_active || !isAdministrator(target.access_level)) return;
   const others = await trx
     .selectFrom('users as u')
@@ -46,7 +49,11 @@ export async function assertKeepsAnAdministrator(trx: Kysely<Database>, target: 
     .forUpdate('u')
     .execute();
   if (others.length === 0) {
-    throw new AppError('LAST_ADMINISTRATOR', { userId: target.id }, 'The last active administrator cannot be demoted, deactivated or deleted');
+    throw new AppError(
+      'LAST_ADMINISTRATOR',
+      { userId: target.id },
+      'The last active administrator cannot be demoted, deactivated or deleted',
+    );
   }
 }
 

@@ -83,7 +83,15 @@ describe('POST /admin/actors/admins (createAdmin)', () => {
     const email = uniqueEmail('seydou');
     const res = await t.call('createAdmin', {
       token: root.token,
-      body: { firstName: 'Seydou', lastName: 'Diallo', email, phone: '+2250707112233', address: 'Plateau, Abidjan', organizationId: tog, userId: account.userId },
+      body: {
+        firstName: 'Seydou',
+        lastName: 'Diallo',
+        email,
+        phone: '+2250707112233',
+        address: 'Plateau, Abidjan',
+        organizationId: tog,
+        userId: account.userId,
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.result).toMatchObject({
@@ -125,21 +133,33 @@ describe('POST /admin/actors/admins (createAdmin)', () => {
   });
 
   it('refuses an inactive organization with 400', async () => {
-    const org = await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'Closed branch', code: 'CLOSED-ADM', type: 'REGION' } });
+    const org = await t.call('createOrganization', {
+      token: await t.token('admin'),
+      body: { name: 'Closed branch', code: 'CLOSED-ADM', type: 'REGION' },
+    });
     await t.call('updateOrganization', { token: await t.token('admin'), params: { id: org.body.result.id }, body: { isActive: false } });
-    const res = await t.call('createAdmin', { token: root.token, body: { firstName: 'A', lastName: 'B', organizationId: org.body.result.id } });
+    const res = await t.call('createAdmin', {
+      token: root.token,
+      body: { firstName: 'A', lastName: 'B', organizationId: org.body.result.id },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(['body/organizationId must reference an active organization']);
   });
 
   it('refuses an e-mail used by another administrator, whatever its case, with 409 ALREADY_EXISTS', async () => {
-    const res = await t.call('createAdmin', { token: root.token, body: { firstName: 'A', lastName: 'B', email: 'ADMIN@transport-ops.example' } });
+    const res = await t.call('createAdmin', {
+      token: root.token,
+      body: { firstName: 'A', lastName: 'B', email: 'ADMIN@transport-ops.example' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors).toMatchObject({ code: 'ALREADY_EXISTS', resource: 'actor', field: 'email' });
   });
 
   it('accepts the e-mail of an agent (families are separate)', async () => {
-    const res = await t.call('createAdmin', { token: root.token, body: { firstName: 'Sarah', lastName: 'Benali', email: 'agent@transport-ops.example' } });
+    const res = await t.call('createAdmin', {
+      token: root.token,
+      body: { firstName: 'Sarah', lastName: 'Benali', email: 'agent@transport-ops.example' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.result.email).toBe('agent@transport-ops.example');
   });
@@ -157,7 +177,9 @@ describe('POST /admin/actors/admins (createAdmin)', () => {
   it('lets exactly one of parallel creations linking the same account win', async () => {
     const account = await createAccount(t, { level: 'admin' });
     const results = await Promise.all(
-      Array.from({ length: 3 }, () => t.call('createAdmin', { token: root.token, body: { firstName: 'Race', lastName: 'Link', userId: account.userId } })),
+      Array.from({ length: 3 }, () =>
+        t.call('createAdmin', { token: root.token, body: { firstName: 'Race', lastName: 'Link', userId: account.userId } }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     const rows = await t.db.selectFrom('actors').select('id').where('user_id', '=', account.userId).execute();
@@ -200,20 +222,36 @@ describe('PATCH /admin/actors/admins/{id} (updateAdmin)', () => {
       body: { lastName: 'Koné', email, phone: null, organizationId: null },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id: created.id, firstName: 'Awa', lastName: 'Koné', email, phone: null, address: 'Lyon', organization: null });
+    expect(res.body.result).toMatchObject({
+      id: created.id,
+      firstName: 'Awa',
+      lastName: 'Koné',
+      email,
+      phone: null,
+      address: 'Lyon',
+      organization: null,
+    });
     expect(new Date(res.body.result.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(created.updatedAt).getTime());
   });
 
   it('keeps its own e-mail in another case', async () => {
     const created = await newAdmin();
-    const res = await t.call('updateAdmin', { token: root.token, params: { id: created.id }, body: { email: created.email!.toUpperCase() } });
+    const res = await t.call('updateAdmin', {
+      token: root.token,
+      params: { id: created.id },
+      body: { email: created.email!.toUpperCase() },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.email).toBe(created.email!.toUpperCase());
   });
 
   it('refuses the e-mail of another administrator with 409 ALREADY_EXISTS', async () => {
     const created = await newAdmin();
-    const res = await t.call('updateAdmin', { token: root.token, params: { id: created.id }, body: { email: 'admin@transport-ops.example' } });
+    const res = await t.call('updateAdmin', {
+      token: root.token,
+      params: { id: created.id },
+      body: { email: 'admin@transport-ops.example' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'actor', field: 'email', value: 'admin@transport-ops.example' });
   });
@@ -292,7 +330,7 @@ describe('POST /admin/actors/admins/{id}/activate and /deactivate', () => {
     expect(res.body.result).toMatchObject({ isActive: true, updatedAt: created.updatedAt });
   });
 
-  it('refuses to deactivate the caller\'s own actor with 409 SELF_ACTION_FORBIDDEN', async () => {
+  it("refuses to deactivate the caller's own actor with 409 SELF_ACTION_FORBIDDEN", async () => {
     const res = await t.call('deactivateAdmin', { token: root.token, params: { id: root.actorId! } });
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual({ code: 'SELF_ACTION_FORBIDDEN', action: 'deactivate' });

@@ -54,7 +54,9 @@ describe('GET /admin/actors/agents (listAgents)', () => {
     expect(idsOf(inBeta)).toContain(ids.agent2);
     expect(inBeta.body.result.data.every((a) => a.organization?.id === beta)).toBe(true);
     const found = await t.call('listAgents', { token: supervisor, query: { search: 'BENALI' } });
-    expect(found.body.result.data).toEqual([expect.objectContaining({ id: ids.agent, firstName: 'Sarah', user: expect.objectContaining({ username: 'agent' }) })]);
+    expect(found.body.result.data).toEqual([
+      expect.objectContaining({ id: ids.agent, firstName: 'Sarah', user: expect.objectContaining({ username: 'agent' }) }),
+    ]);
     const byPhone = await t.call('listAgents', { token: supervisor, query: { search: '10 00 00 05' } });
     expect(idsOf(byPhone)).toEqual([ids.agent2]);
     const inactive = await newAgent();
@@ -82,7 +84,12 @@ describe('GET /admin/actors/agents/{id} (getAgentById)', () => {
     const manager = await t.token('manager');
     const own = await t.call('getAgentById', { token: manager, params: { id: ids.agent } });
     expect(own.status).toBe(200);
-    expect(own.body.result).toMatchObject({ id: ids.agent, actorRole: 'AGENT', lastName: 'Benali', organization: { id: alpha, name: 'Team Alpha' } });
+    expect(own.body.result).toMatchObject({
+      id: ids.agent,
+      actorRole: 'AGENT',
+      lastName: 'Benali',
+      organization: { id: alpha, name: 'Team Alpha' },
+    });
     const other = await t.call('getAgentById', { token: manager, params: { id: ids.agent2 } });
     expect(other.status).toBe(404);
     expect(other.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'actor', id: ids.agent2 });
@@ -122,19 +129,33 @@ describe('POST /admin/actors/agents (createAgent)', () => {
 
   it('refuses an account of admin level with 400', async () => {
     const account = await createAccount(t, { level: 'admin' });
-    const res = await t.call('createAgent', { token: await t.token('admin'), body: { firstName: 'A', lastName: 'B', userId: account.userId } });
+    const res = await t.call('createAgent', {
+      token: await t.token('admin'),
+      body: { firstName: 'A', lastName: 'B', userId: account.userId },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(['body/userId must reference an account of level agent, team_manager or supervisor']);
   });
 
   it('refuses an e-mail used by another agent with 409 ALREADY_EXISTS', async () => {
-    const res = await t.call('createAgent', { token: await t.token('supervisor'), body: { firstName: 'A', lastName: 'B', email: 'Agent2@Transport-Ops.example' } });
+    const res = await t.call('createAgent', {
+      token: await t.token('supervisor'),
+      body: { firstName: 'A', lastName: 'B', email: 'Agent2@Transport-Ops.example' },
+    });
     expect(res.status).toBe(409);
-    expect(res.body.errors).toMatchObject({ code: 'ALREADY_EXISTS', resource: 'actor', field: 'email', value: 'Agent2@Transport-Ops.example' });
+    expect(res.body.errors).toMatchObject({
+      code: 'ALREADY_EXISTS',
+      resource: 'actor',
+      field: 'email',
+      value: 'Agent2@Transport-Ops.example',
+    });
   });
 
   it('answers 404 for an unknown organization', async () => {
-    const res = await t.call('createAgent', { token: await t.token('supervisor'), body: { firstName: 'A', lastName: 'B', organizationId: 4242 } });
+    const res = await t.call('createAgent', {
+      token: await t.token('supervisor'),
+      body: { firstName: 'A', lastName: 'B', organizationId: 4242 },
+    });
     expect(res.status).toBe(404);
     expect(res.body.errors.resource).toBe('organization');
   });
@@ -154,14 +175,23 @@ describe('PATCH /admin/actors/agents/{id} (updateAgent)', () => {
       body: { organizationId: beta, phone: '+33611223344', address: null },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ organization: { id: beta, name: 'Team Beta' }, phone: '+33611223344', address: null, firstName: 'Kofi' });
+    expect(res.body.result).toMatchObject({
+      organization: { id: beta, name: 'Team Beta' },
+      phone: '+33611223344',
+      address: null,
+      firstName: 'Kofi',
+    });
     const manager = await t.call('getAgentById', { token: await t.token('manager'), params: { id: created.id } });
     expect(manager.status).toBe(404);
   });
 
   it('refuses the e-mail of another agent with 409 ALREADY_EXISTS', async () => {
     const created = await newAgent();
-    const res = await t.call('updateAgent', { token: await t.token('supervisor'), params: { id: created.id }, body: { email: 'agent@transport-ops.example' } });
+    const res = await t.call('updateAgent', {
+      token: await t.token('supervisor'),
+      params: { id: created.id },
+      body: { email: 'agent@transport-ops.example' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors.code).toBe('ALREADY_EXISTS');
   });
@@ -209,7 +239,7 @@ describe('DELETE /admin/actors/agents/{id} (deleteAgent)', () => {
 });
 
 describe('POST /admin/actors/agents/{id}/activate and /deactivate', () => {
-  it('deactivates the agent and its account: the account\'s token gets 401 right after, refresh and login fail', async () => {
+  it("deactivates the agent and its account: the account's token gets 401 right after, refresh and login fail", async () => {
     const account = await createAccount(t, { level: 'agent', organizationCode: 'TOG-FRN-ALPHA', actor: 'AGENT' });
     const loginRes = await t.call('login', { body: { username: account.username, password: 'demo1234' } });
     const token = loginRes.body.result.access_token as string;
@@ -253,7 +283,7 @@ describe('POST /admin/actors/agents/{id}/activate and /deactivate', () => {
 });
 
 describe('POST /admin/actors/agents/bulk-action (bulkActionAgents)', () => {
-  it('deactivates several agents, ends their accounts\' sessions and reports the others', async () => {
+  it("deactivates several agents, ends their accounts' sessions and reports the others", async () => {
     const account = await createAccount(t, { level: 'agent', actor: 'AGENT' });
     const token = await login(t, account.username);
     const plain = await newAgent();
@@ -272,14 +302,23 @@ describe('POST /admin/actors/agents/bulk-action (bulkActionAgents)', () => {
 
   it('deletes the agents without account and keeps the linked ones', async () => {
     const plain = await newAgent();
-    const res = await t.call('bulkActionAgents', { token: await t.token('admin'), body: { action: 'DELETE', ids: [plain.id, ids.agent2] } });
+    const res = await t.call('bulkActionAgents', {
+      token: await t.token('admin'),
+      body: { action: 'DELETE', ids: [plain.id, ids.agent2] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.processed).toEqual([plain.id]);
-    expect(res.body.result.failed).toEqual([{ id: ids.agent2, code: 'RESOURCE_IN_USE', message: `Agent ${ids.agent2} is still referenced` }]);
+    expect(res.body.result.failed).toEqual([
+      { id: ids.agent2, code: 'RESOURCE_IN_USE', message: `Agent ${ids.agent2} is still referenced` },
+    ]);
   });
 
   it('refuses a supervisor with 403 FORBIDDEN and an unknown action with 400', async () => {
-    expect((await t.call('bulkActionAgents', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } })).status).toBe(403);
-    expect((await t.call('bulkActionAgents', { token: await t.token('admin'), payload: { action: 'ARCHIVE', ids: [1] } })).status).toBe(400);
+    expect((await t.call('bulkActionAgents', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } })).status).toBe(
+      403,
+    );
+    expect((await t.call('bulkActionAgents', { token: await t.token('admin'), payload: { action: 'ARCHIVE', ids: [1] } })).status).toBe(
+      400,
+    );
   });
 });

@@ -72,13 +72,28 @@ describe('GET /admin/actors/customers (listCustomers)', () => {
 describe('POST /admin/actors/customers (createCustomer)', () => {
   it('creates a customer with only an e-mail, or only a phone', async () => {
     const email = uniqueEmail('awa');
-    const withMail = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'Awa', lastName: 'Traoré', email, address: 'Cocody, Abidjan' } });
+    const withMail = await t.call('createCustomer', {
+      token: await t.token('supervisor'),
+      body: { firstName: 'Awa', lastName: 'Traoré', email, address: 'Cocody, Abidjan' },
+    });
     expect(withMail.status).toBe(201);
     expect(withMail.body.result).toMatchObject({
-      actorRole: 'CUSTOMER', firstName: 'Awa', lastName: 'Traoré', email, phone: null, address: 'Cocody, Abidjan',
-      organization: null, user: null, isActive: true, transportsCount: 0, complaintsCount: 0,
+      actorRole: 'CUSTOMER',
+      firstName: 'Awa',
+      lastName: 'Traoré',
+      email,
+      phone: null,
+      address: 'Cocody, Abidjan',
+      organization: null,
+      user: null,
+      isActive: true,
+      transportsCount: 0,
+      complaintsCount: 0,
     });
-    const withPhone = await t.call('createCustomer', { token: await t.token('admin'), body: { firstName: 'Ibrahim', lastName: 'Sanogo', phone: '+2250102030405' } });
+    const withPhone = await t.call('createCustomer', {
+      token: await t.token('admin'),
+      body: { firstName: 'Ibrahim', lastName: 'Sanogo', phone: '+2250102030405' },
+    });
     expect(withPhone.status).toBe(201);
     expect(withPhone.body.result).toMatchObject({ email: null, phone: '+2250102030405' });
   });
@@ -89,11 +104,17 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
     expect(res.body.errors).toEqual({ code: 'MISSING_CUSTOMER_INFO', message: 'Provide at least an e-mail address or a phone number' });
   });
 
-  it('refuses an e-mail used by another customer with 409 ALREADY_EXISTS, but accepts an agent\'s', async () => {
-    const taken = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'F', lastName: 'N', email: 'Fatou.Ndiaye@mail.example' } });
+  it("refuses an e-mail used by another customer with 409 ALREADY_EXISTS, but accepts an agent's", async () => {
+    const taken = await t.call('createCustomer', {
+      token: await t.token('supervisor'),
+      body: { firstName: 'F', lastName: 'N', email: 'Fatou.Ndiaye@mail.example' },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'actor', field: 'email', value: 'Fatou.Ndiaye@mail.example' });
-    const agentMail = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'Sarah', lastName: 'Benali', email: 'agent@transport-ops.example' } });
+    const agentMail = await t.call('createCustomer', {
+      token: await t.token('supervisor'),
+      body: { firstName: 'Sarah', lastName: 'Benali', email: 'agent@transport-ops.example' },
+    });
     expect(agentMail.status).toBe(201);
   });
 
@@ -101,7 +122,9 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
     const email = uniqueEmail('race');
     const supervisor = await t.token('supervisor');
     const results = await Promise.all(
-      Array.from({ length: 4 }, () => t.call('createCustomer', { token: supervisor, body: { firstName: 'Race', lastName: 'Customer', email } })),
+      Array.from({ length: 4 }, () =>
+        t.call('createCustomer', { token: supervisor, body: { firstName: 'Race', lastName: 'Customer', email } }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
     const rows = await t.db.selectFrom('actors').select('id').where('actor_role', '=', 'CUSTOMER').where('email', '=', email).execute();
@@ -109,12 +132,18 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
   });
 
   it('refuses organizationId (customers belong to no organization) with 400', async () => {
-    const res = await t.call('createCustomer', { token: await t.token('supervisor'), payload: { firstName: 'A', lastName: 'B', phone: '+33600000001', organizationId: 1 } });
+    const res = await t.call('createCustomer', {
+      token: await t.token('supervisor'),
+      payload: { firstName: 'A', lastName: 'B', phone: '+33600000001', organizationId: 1 },
+    });
     expect(res.status).toBe(400);
   });
 
   it('refuses a team manager with 403 FORBIDDEN', async () => {
-    const res = await t.call('createCustomer', { token: await t.token('manager'), body: { firstName: 'A', lastName: 'B', phone: '+33600000001' } });
+    const res = await t.call('createCustomer', {
+      token: await t.token('manager'),
+      body: { firstName: 'A', lastName: 'B', phone: '+33600000001' },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -140,7 +169,11 @@ describe('GET /admin/actors/customers/{id} (getCustomerById)', () => {
 describe('PATCH /admin/actors/customers/{id} (updateCustomer)', () => {
   it('clears the e-mail while a phone remains', async () => {
     const created = await newCustomer({ phone: '+221771234567' });
-    const res = await t.call('updateCustomer', { token: await t.token('supervisor'), params: { id: created.id }, body: { email: null, lastName: 'Diop' } });
+    const res = await t.call('updateCustomer', {
+      token: await t.token('supervisor'),
+      params: { id: created.id },
+      body: { email: null, lastName: 'Diop' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ id: created.id, email: null, phone: '+221771234567', lastName: 'Diop' });
   });
@@ -156,7 +189,11 @@ describe('PATCH /admin/actors/customers/{id} (updateCustomer)', () => {
 
   it('refuses the e-mail of another customer with 409 ALREADY_EXISTS', async () => {
     const created = await newCustomer();
-    const res = await t.call('updateCustomer', { token: await t.token('supervisor'), params: { id: created.id }, body: { email: 'aminata.kone@mail.example' } });
+    const res = await t.call('updateCustomer', {
+      token: await t.token('supervisor'),
+      params: { id: created.id },
+      body: { email: 'aminata.kone@mail.example' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors.field).toBe('email');
   });
@@ -179,7 +216,12 @@ describe('DELETE /admin/actors/customers/{id} (deleteCustomer)', () => {
     const [id, counts] = [...(await usage()).entries()].find(([, c]) => c.transportsCount > 0)!;
     const res = await t.call('deleteCustomer', { token: await t.token('admin'), params: { id } });
     expect(res.status).toBe(409);
-    expect(res.body.errors).toEqual({ code: 'RESOURCE_IN_USE', resource: 'actor', id, usageCount: counts.transportsCount + counts.complaintsCount });
+    expect(res.body.errors).toEqual({
+      code: 'RESOURCE_IN_USE',
+      resource: 'actor',
+      id,
+      usageCount: counts.transportsCount + counts.complaintsCount,
+    });
   });
 
   it('answers 404 for an unknown customer and refuses a supervisor with 403', async () => {
@@ -217,7 +259,10 @@ describe('POST /admin/actors/customers/bulk-action (bulkActionCustomers)', () =>
     const a = await newCustomer();
     const b = await newCustomer();
     const [used] = [...(await usage()).entries()].find(([, c]) => c.transportsCount > 0)!;
-    const res = await t.call('bulkActionCustomers', { token: await t.token('admin'), body: { action: 'DELETE', ids: [a.id, used, 99999, b.id] } });
+    const res = await t.call('bulkActionCustomers', {
+      token: await t.token('admin'),
+      body: { action: 'DELETE', ids: [a.id, used, 99999, b.id] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual({
       action: 'DELETE',
@@ -244,7 +289,11 @@ describe('POST /admin/actors/customers/bulk-action (bulkActionCustomers)', () =>
   });
 
   it('refuses a supervisor with 403 and an empty id list with 400', async () => {
-    expect((await t.call('bulkActionCustomers', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } })).status).toBe(403);
-    expect((await t.call('bulkActionCustomers', { token: await t.token('admin'), body: { action: 'ACTIVATE', ids: [] } })).status).toBe(400);
+    expect(
+      (await t.call('bulkActionCustomers', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } })).status,
+    ).toBe(403);
+    expect((await t.call('bulkActionCustomers', { token: await t.token('admin'), body: { action: 'ACTIVATE', ids: [] } })).status).toBe(
+      400,
+    );
   });
 });

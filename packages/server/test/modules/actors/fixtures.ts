@@ -32,7 +32,11 @@ export async function organizationId(t: TestApp, code: string): Promise<number> 
 export async function createAccount(t: TestApp, options: AccountOptions): Promise<Account> {
   counter += 1;
   const username = `fixture.${options.level}.${counter}.${Math.random().toString(36).slice(2, 8)}`;
-  const demo = await t.db.selectFrom('users').select(['password_hash', 'country_id']).where('username', '=', 'admin').executeTakeFirstOrThrow();
+  const demo = await t.db
+    .selectFrom('users')
+    .select(['password_hash', 'country_id'])
+    .where('username', '=', 'admin')
+    .executeTakeFirstOrThrow();
   const orgId = options.organizationCode ? await organizationId(t, options.organizationCode) : null;
   const user = await t.db
     .insertInto('users')

@@ -23,7 +23,10 @@ describe('GET /admin/actors/stats (getActorStats)', () => {
   it('counts every family, recent customers and the top customers for a supervisor', async () => {
     // One inactive customer and one new one, so that every counter has something to count.
     const supervisor = await t.token('supervisor');
-    const created = await t.call('createCustomer', { token: supervisor, body: { firstName: 'New', lastName: 'Customer', phone: '+33700000001' } });
+    const created = await t.call('createCustomer', {
+      token: supervisor,
+      body: { firstName: 'New', lastName: 'Customer', phone: '+33700000001' },
+    });
     await t.call('deactivateCustomer', { token: supervisor, params: { id: created.body.result.id } });
 
     const res = await t.call('getActorStats', { token: supervisor, query: { days: 30, top: 3 } });
@@ -55,7 +58,7 @@ describe('GET /admin/actors/stats (getActorStats)', () => {
     expect(stats.topCustomers).toEqual(top);
   });
 
-  it('limits a team manager\'s agents and top customers to their organization subtree', async () => {
+  it("limits a team manager's agents and top customers to their organization subtree", async () => {
     const alpha = await organizationId(t, 'TOG-FRN-ALPHA');
     const res = await t.call('getActorStats', { token: await t.token('manager') });
     expect(res.status).toBe(200);

@@ -46,7 +46,11 @@ describe('GET /admin/announcements', () => {
   it('filters by priority, category, author and search in the summary, and sorts by the requested field', async () => {
     const token = await t.token('admin');
     const word = `quokka${Date.now()}`;
-    const created = await createAnnouncement(t, { summary: `About ${word}`, priority: 'LOW', categoryId: await categoryId(t, 'System updates') });
+    const created = await createAnnouncement(t, {
+      summary: `About ${word}`,
+      priority: 'LOW',
+      categoryId: await categoryId(t, 'System updates'),
+    });
     const found = await t.call('listAdminAnnouncements', {
       token,
       query: { search: word, priority: 'LOW', categoryId: await categoryId(t, 'System updates'), authorId: await userId(t, 'admin') },
@@ -122,7 +126,12 @@ describe('POST /admin/announcements/{id}/publish', () => {
     const published = await createAnnouncement(t);
     const res = await t.call('publishAnnouncement', { token, params: { id: published.id } });
     expect(res.status).toBe(409);
-    expect(res.body.errors).toEqual({ code: 'INVALID_STATUS_TRANSITION', currentStatus: 'PUBLISHED', requested: 'PUBLISHED', allowed: ['ARCHIVED'] });
+    expect(res.body.errors).toEqual({
+      code: 'INVALID_STATUS_TRANSITION',
+      currentStatus: 'PUBLISHED',
+      requested: 'PUBLISHED',
+      allowed: ['ARCHIVED'],
+    });
     const expired = await t.call('publishAnnouncement', { token, params: { id: await seededId(t, EXPIRED) } });
     expect(expired.status).toBe(409);
     expect(expired.body.errors).toMatchObject({ currentStatus: 'EXPIRED', allowed: ['ARCHIVED'] });
@@ -174,7 +183,12 @@ describe('POST /admin/announcements/{id}/archive', () => {
     const token = await t.token('admin');
     const res = await t.call('archiveAnnouncement', { token, params: { id: await seededId(t, ARCHIVED) } });
     expect(res.status).toBe(409);
-    expect(res.body.errors).toEqual({ code: 'INVALID_STATUS_TRANSITION', currentStatus: 'ARCHIVED', requested: 'ARCHIVED', allowed: ['PUBLISHED'] });
+    expect(res.body.errors).toEqual({
+      code: 'INVALID_STATUS_TRANSITION',
+      currentStatus: 'ARCHIVED',
+      requested: 'ARCHIVED',
+      allowed: ['PUBLISHED'],
+    });
     expect((await t.call('archiveAnnouncement', { token, params: { id: 999_999 } })).status).toBe(404);
     expect((await t.call('archiveAnnouncement', { token: await t.token('manager'), params: { id: 1 } })).status).toBe(403);
   });
@@ -201,7 +215,10 @@ describe('POST /admin/announcements/bulk-action', () => {
     const again = await t.call('bulkActionAnnouncements', { token, body: { action: 'ARCHIVE', ids: [draft.id] } });
     expect(again.body.result.failed).toEqual([{ id: draft.id, code: 'INVALID_STATUS_TRANSITION', message: expect.any(String) }]);
     const deleted = await t.call('bulkActionAnnouncements', { token, body: { action: 'DELETE', ids: [draft.id, published.id, 999_998] } });
-    expect(deleted.body.result).toMatchObject({ processed: [draft.id, published.id], failed: [{ id: 999_998, code: 'ANNOUNCEMENT_NOT_FOUND' }] });
+    expect(deleted.body.result).toMatchObject({
+      processed: [draft.id, published.id],
+      failed: [{ id: 999_998, code: 'ANNOUNCEMENT_NOT_FOUND' }],
+    });
     expect(await t.db.selectFrom('announcements').select('id').where('id', 'in', [draft.id, published.id]).execute()).toHaveLength(0);
   });
 
@@ -217,7 +234,10 @@ describe('POST /admin/announcements/bulk-action', () => {
     expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [1, 1] } })).status).toBe(400);
     expect((await t.call('bulkActionAnnouncements', { token, payload: { action: 'HIDE', ids: [1] } })).status).toBe(400);
     expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [] } })).status).toBe(400);
-    const supervisor = await t.call('bulkActionAnnouncements', { token: await t.token('supervisor'), body: { action: 'DELETE', ids: [1] } });
+    const supervisor = await t.call('bulkActionAnnouncements', {
+      token: await t.token('supervisor'),
+      body: { action: 'DELETE', ids: [1] },
+    });
     expect(supervisor.status).toBe(403);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
-import { categoryId, createAnnouncement, seededId, tagId, uniqueTitle, userId } from './helpers.js';
+import { categoryId, createAnnouncement, tagId, uniqueTitle, userId } from './helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -105,7 +105,11 @@ describe('POST /admin/announcements', () => {
       expect(res.status).toBe(404);
       expect(res.body.errors).toEqual({ code: 'CATEGORY_NOT_FOUND', categoryId: id });
     }
-    const retired = await t.db.insertInto('tags').values({ name: 'retired-tag', is_active: false }).returning('id').executeTakeFirstOrThrow();
+    const retired = await t.db
+      .insertInto('tags')
+      .values({ name: 'retired-tag', is_active: false })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const res = await t.call('createAnnouncement', {
       token,
       body: { ...base, categoryId: await categoryId(t, 'Safety'), tagIds: [await tagId(t, 'safety'), retired.id, 99_999] },
@@ -189,7 +193,11 @@ describe('PATCH /admin/announcements/{id}', () => {
     expect((await t.call('updateAnnouncement', { token, params: { id: created.id }, body: {} })).status).toBe(400);
     const past = await t.call('updateAnnouncement', { token, params: { id: created.id }, body: { expiresAt: '2020-01-01T00:00:00Z' } });
     expect(past.status).toBe(400);
-    const nobody = await t.call('updateAnnouncement', { token, params: { id: created.id }, body: { targeting: { isGlobal: false, regions: [] } } });
+    const nobody = await t.call('updateAnnouncement', {
+      token,
+      params: { id: created.id },
+      body: { targeting: { isGlobal: false, regions: [] } },
+    });
     expect(nobody.status).toBe(400);
     const status = await t.call('updateAnnouncement', { token, params: { id: created.id }, payload: { status: 'ARCHIVED' } });
     expect(status.status).toBe(400); // the status moves only through publish and archive
@@ -197,7 +205,11 @@ describe('PATCH /admin/announcements/{id}', () => {
 
   it('answers 403 to a team manager', async () => {
     const created = await createAnnouncement(t);
-    const res = await t.call('updateAnnouncement', { token: await t.token('manager'), params: { id: created.id }, body: { title: 'No way' } });
+    const res = await t.call('updateAnnouncement', {
+      token: await t.token('manager'),
+      params: { id: created.id },
+      body: { title: 'No way' },
+    });
     expect(res.status).toBe(403);
   });
 });

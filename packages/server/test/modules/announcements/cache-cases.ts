@@ -26,7 +26,11 @@ export function cacheCases(app: () => TestApp) {
       expect((await list('agent', w)).map((a) => a.title)).toEqual([created.title]);
       await renameDirectly(created.id, 'Renamed behind the cache');
       expect((await list('agent', w)).map((a) => a.title)).toEqual([created.title]); // the cached value
-      const update = await t.call('updateAnnouncement', { token: await t.token('admin'), params: { id: created.id }, body: { priority: 'HIGH' } });
+      const update = await t.call('updateAnnouncement', {
+        token: await t.token('admin'),
+        params: { id: created.id },
+        body: { priority: 'HIGH' },
+      });
       expect(update.status).toBe(200);
       expect(await list('agent', w)).toMatchObject([{ title: 'Renamed behind the cache', priority: 'HIGH' }]);
     });
@@ -105,7 +109,11 @@ export function cacheCases(app: () => TestApp) {
     it('does not keep a list past the expiry of an announcement in it', async () => {
       const t = app();
       const w = word('expiry');
-      const created = await createAnnouncement(t, { content: w, title: uniqueTitle('Short-lived'), expiresAt: new Date(Date.now() + 1500).toISOString() });
+      const created = await createAnnouncement(t, {
+        content: w,
+        title: uniqueTitle('Short-lived'),
+        expiresAt: new Date(Date.now() + 1500).toISOString(),
+      });
       expect((await list('agent', w)).map((a) => a.id)).toEqual([created.id]);
       await new Promise((resolve) => setTimeout(resolve, 2000));
       expect(await list('agent', w)).toEqual([]);

@@ -46,7 +46,9 @@ describe('announcement caches in Redis', () => {
 
   it('lets a change made on another instance invalidate what this one serves', async () => {
     // A second instance of the service on the same database, Redis and prefix.
-    const other = await buildApp(testConfig({ seedDemoData: false, redisUrl: REDIS_URL, redisPrefix: prefix, jwt: t.app.config.jwt }), { db: t.db });
+    const other = await buildApp(testConfig({ seedDemoData: false, redisUrl: REDIS_URL, redisPrefix: prefix, jwt: t.app.config.jwt }), {
+      db: t.db,
+    });
     try {
       await other.ready();
       const created = await createAnnouncement(t, { content: 'instance-test' });

@@ -4,7 +4,12 @@ import type { TestApp } from '../../support/app.js';
 
 /** Id of a seeded row found by its name. */
 export async function categoryId(t: TestApp, name: string, scope: 'ANNOUNCEMENT' | 'FORUM' = 'ANNOUNCEMENT'): Promise<number> {
-  const row = await t.db.selectFrom('categories').select('id').where('name', '=', name).where('scope', '=', scope).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom('categories')
+    .select('id')
+    .where('name', '=', name)
+    .where('scope', '=', scope)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -22,7 +27,10 @@ export async function userId(t: TestApp, username: string): Promise<number> {
 
 let counter = 0;
 /** A unique title, so that searches find exactly the announcement a test created. */
-export const uniqueTitle = (label: string) => `${label} #${Date.now().toString(36)}${(counter += 1)}`;
+export const uniqueTitle = (label: string) => {
+  counter += 1;
+  return `${label} #${Date.now().toString(36)}${counter}`;
+};
 
 /** Creates an announcement through the admin API (published and global unless told otherwise). */
 export async function createAnnouncement(t: TestApp, body: Record<string, unknown> = {}) {

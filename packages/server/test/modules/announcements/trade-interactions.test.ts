@@ -38,7 +38,10 @@ describe('POST /trade/announcements/{id}/mark-read', () => {
       expect(res.status).toBe(404);
       expect(res.body.errors).toEqual({ code: 'ANNOUNCEMENT_NOT_FOUND', announcementId: id });
     }
-    const denied = await t.call('markAnnouncementRead', { token, params: { id: await seededId(t, 'Port of Dakar: new customs pre-declaration') } });
+    const denied = await t.call('markAnnouncementRead', {
+      token,
+      params: { id: await seededId(t, 'Port of Dakar: new customs pre-declaration') },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body.errors.code).toBe('ACCESS_DENIED');
     const created = await createAnnouncement(t);
@@ -111,7 +114,11 @@ describe('POST /trade/announcements/{id}/like', () => {
       code: 'ANNOUNCEMENT_NOT_FOUND',
       announcementId: draft,
     });
-    const denied = await t.call('likeAnnouncement', { token, params: { id: await seededId(t, 'Supervisors: quarterly validation targets') }, payload: body });
+    const denied = await t.call('likeAnnouncement', {
+      token,
+      params: { id: await seededId(t, 'Supervisors: quarterly validation targets') },
+      payload: body,
+    });
     expect(denied.status).toBe(403);
     const expired = await t.call('likeAnnouncement', { token, params: { id: await seededId(t, 'Winter tyre campaign') }, payload: body });
     expect(expired.status).toBe(410);

@@ -35,7 +35,10 @@ describe('GET /trade/announcements', () => {
 
   it('shows an announcement targeted at the caller by country code or role code, not one for another audience', async () => {
     const byRegion = await createAnnouncement(t, { title: uniqueTitle('France only'), targeting: { isGlobal: false, regions: ['FR'] } });
-    const byRole = await createAnnouncement(t, { title: uniqueTitle('Managers only'), targeting: { isGlobal: false, userTypes: ['TEAM_MANAGER'] } });
+    const byRole = await createAnnouncement(t, {
+      title: uniqueTitle('Managers only'),
+      targeting: { isGlobal: false, userTypes: ['TEAM_MANAGER'] },
+    });
     const elsewhere = await createAnnouncement(t, { title: uniqueTitle('Morocco only'), targeting: { isGlobal: false, regions: ['MA'] } });
     const agent = await listTitles('agent');
     expect(agent).toContain(byRegion.title);
@@ -75,7 +78,11 @@ describe('GET /trade/announcements', () => {
     expect(inSafety.body.result.data.map((a: { id: number }) => a.id)).toContain(target.id);
     const recent = await t.call('listAnnouncements', {
       token,
-      query: { startDate: new Date(Date.now() - 3 * 86_400_000).toISOString(), endDate: new Date(Date.now() + 60_000).toISOString(), limit: 50 },
+      query: {
+        startDate: new Date(Date.now() - 3 * 86_400_000).toISOString(),
+        endDate: new Date(Date.now() + 60_000).toISOString(),
+        limit: 50,
+      },
     });
     const recentTitles = recent.body.result.data.map((a: { title: string }) => a.title);
     expect(recentTitles).toContain('A7 motorway closed near Valence: reroute shipments'); // published 2 days ago
@@ -87,7 +94,9 @@ describe('GET /trade/announcements', () => {
     const total = all.body.result.meta.total as number;
     const page2 = await t.call('listAnnouncements', { token: await t.token('agent'), query: { page: 2, limit: 2 } });
     expect(page2.body.result.meta).toEqual({ total, current_page: 2, total_pages: Math.ceil(total / 2), limit: 2 });
-    expect(page2.body.result.data.map((a: { id: number }) => a.id)).toEqual(all.body.result.data.slice(2, 4).map((a: { id: number }) => a.id));
+    expect(page2.body.result.data.map((a: { id: number }) => a.id)).toEqual(
+      all.body.result.data.slice(2, 4).map((a: { id: number }) => a.id),
+    );
   });
 
   it('answers 400 for status DRAFT, limit above 50 and an end date before the start date', async () => {
@@ -123,7 +132,9 @@ describe('GET /trade/announcements/{id}', () => {
       summary: 'Short text',
       status: 'PUBLISHED',
       featuredImage: { url: 'https://cdn.example/img.png', alt: 'An image', width: 800, height: 600 },
-      attachments: [{ id: 1, filename: 'rules.pdf', type: 'application/pdf', size: 1234, url: 'https://cdn.example/rules.pdf', description: null }],
+      attachments: [
+        { id: 1, filename: 'rules.pdf', type: 'application/pdf', size: 1234, url: 'https://cdn.example/rules.pdf', description: null },
+      ],
       author: { firstName: 'Claire', lastName: 'Dubois', role: 'Administrator' },
       targeting: { isGlobal: true, userTypes: [], regions: [] },
       viewsCount: 1,
@@ -168,7 +179,11 @@ describe('GET /trade/announcements/{id}', () => {
 
   it('answers 410 ANNOUNCEMENT_EXPIRED with the expiry for an expired announcement, and counts no view', async () => {
     const id = await seededId(t, EXPIRED);
-    const before = await t.db.selectFrom('announcements').select(['views_count', 'expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('announcements')
+      .select(['views_count', 'expires_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const res = await t.call('getAnnouncementById', { token: await t.token('agent'), params: { id } });
     expect(res.status).toBe(410);
     expect(res.body.errors).toEqual({ code: 'ANNOUNCEMENT_EXPIRED', announcementId: id, expiresAt: before.expires_at!.toISOString() });

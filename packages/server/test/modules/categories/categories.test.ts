@@ -13,7 +13,11 @@ let counter = 0;
 const uniqueName = (prefix = 'Category') => `${prefix} ${++counter} ${Math.random().toString(36).slice(2, 6)}`;
 const create = (body: object, token = supervisor) => t.call('createConfigCategory', { payload: body, token });
 const rowsNamed = (name: string) =>
-  t.db.selectFrom('categories').selectAll().where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase()).execute();
+  t.db
+    .selectFrom('categories')
+    .selectAll()
+    .where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase())
+    .execute();
 const seeded = (scope: 'FORUM' | 'ANNOUNCEMENT' | 'TUTORIAL', name: string) =>
   t.db.selectFrom('categories').selectAll().where('scope', '=', scope).where('name', '=', name).executeTakeFirstOrThrow();
 
@@ -36,7 +40,10 @@ describe('GET /admin/configurations/categories', () => {
 
     const byName = await t.call('listConfigCategories', { query: { search: 'LOGISTICS', scope: 'FORUM' }, token: supervisor });
     expect(byName.body.result.data.map((c: { name: string }) => c.name)).toEqual(['Routes and logistics']);
-    const byDescription = await t.call('listConfigCategories', { query: { search: 'border crossings', scope: 'FORUM' }, token: supervisor });
+    const byDescription = await t.call('listConfigCategories', {
+      query: { search: 'border crossings', scope: 'FORUM' },
+      token: supervisor,
+    });
     expect(byDescription.body.result.data.map((c: { name: string }) => c.name)).toEqual(['Routes and logistics']);
 
     const name = uniqueName('Dormant');
@@ -54,7 +61,10 @@ describe('GET /admin/configurations/categories', () => {
     expect(usage).toEqual([...usage].sort((a, b) => b - a));
     expect(usage[0]).toBe(3);
 
-    const byName = await t.call('listConfigCategories', { query: { sortBy: 'name', sortOrder: 'DESC', scope: 'FORUM', limit: 100 }, token: supervisor });
+    const byName = await t.call('listConfigCategories', {
+      query: { sortBy: 'name', sortOrder: 'DESC', scope: 'FORUM', limit: 100 },
+      token: supervisor,
+    });
     const seededNames = ['Vehicles and maintenance', 'Routes and logistics', 'Regulations', 'General discussion'];
     const names = byName.body.result.data.map((c: { name: string }) => c.name);
     expect(names.filter((n: string) => seededNames.includes(n))).toEqual(seededNames);
@@ -63,9 +73,14 @@ describe('GET /admin/configurations/categories', () => {
     const byDate = await t.call('listConfigCategories', { query: { limit: 1 }, token: supervisor });
     expect(byDate.body.result.data[0]!.id).toBe(newest.body.result.id);
 
-    const page2 = await t.call('listConfigCategories', { query: { limit: 5, page: 2, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
+    const page2 = await t.call('listConfigCategories', {
+      query: { limit: 5, page: 2, sortBy: 'name', sortOrder: 'ASC' },
+      token: supervisor,
+    });
     const all = await t.call('listConfigCategories', { query: { limit: 100, sortBy: 'name', sortOrder: 'ASC' }, token: supervisor });
-    expect(page2.body.result.data.map((c: { id: number }) => c.id)).toEqual(all.body.result.data.slice(5, 10).map((c: { id: number }) => c.id));
+    expect(page2.body.result.data.map((c: { id: number }) => c.id)).toEqual(
+      all.body.result.data.slice(5, 10).map((c: { id: number }) => c.id),
+    );
     expect(page2.body.result.meta).toMatchObject({ current_page: 2, limit: 5, total: all.body.result.meta.total });
   });
 });
@@ -75,7 +90,15 @@ describe('POST /admin/configurations/categories', () => {
     const name = uniqueName('Fuel and costs');
     const res = await create({ scope: 'FORUM', name });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.result).toMatchObject({ scope: 'FORUM', name, description: '', color: '#607D8B', icon: 'folder', isActive: true, usageCount: 0 });
+    expect(res.body.result).toMatchObject({
+      scope: 'FORUM',
+      name,
+      description: '',
+      color: '#607D8B',
+      icon: 'folder',
+      isActive: true,
+      usageCount: 0,
+    });
     expect(await rowsNamed(name)).toHaveLength(1);
   });
 
@@ -83,7 +106,13 @@ describe('POST /admin/configurations/categories', () => {
     const name = uniqueName('Tolls');
     const res = await create({ scope: 'ANNOUNCEMENT', name, description: 'Road tolls', color: '#FDD835', icon: 'fuel', isActive: false });
     expect(res.status).toBe(201);
-    expect(res.body.result).toMatchObject({ scope: 'ANNOUNCEMENT', description: 'Road tolls', color: '#FDD835', icon: 'fuel', isActive: false });
+    expect(res.body.result).toMatchObject({
+      scope: 'ANNOUNCEMENT',
+      description: 'Road tolls',
+      color: '#FDD835',
+      icon: 'fuel',
+      isActive: false,
+    });
   });
 
   it('accepts a name used in another scope', async () => {
@@ -98,7 +127,15 @@ describe('GET /admin/configurations/categories/{id}', () => {
     const row = await seeded('ANNOUNCEMENT', 'Safety');
     const res = await t.call('getConfigCategoryById', { params: { id: row.id }, token: supervisor });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id: row.id, scope: 'ANNOUNCEMENT', name: 'Safety', color: '#F44336', icon: 'warning', isActive: true, usageCount: 2 });
+    expect(res.body.result).toMatchObject({
+      id: row.id,
+      scope: 'ANNOUNCEMENT',
+      name: 'Safety',
+      color: '#F44336',
+      icon: 'warning',
+      isActive: true,
+      usageCount: 2,
+    });
   });
 });
 
@@ -108,7 +145,14 @@ describe('PATCH /admin/configurations/categories/{id}', () => {
     const id = created.body.result.id;
     const res = await t.call('updateConfigCategory', { params: { id }, body: { description: 'After', icon: 'map' }, token: supervisor });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.result).toMatchObject({ id, name: created.body.result.name, description: 'After', icon: 'map', color: '#111111', scope: 'FORUM' });
+    expect(res.body.result).toMatchObject({
+      id,
+      name: created.body.result.name,
+      description: 'After',
+      icon: 'map',
+      color: '#111111',
+      scope: 'FORUM',
+    });
     expect(Date.parse(res.body.result.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.result.updatedAt));
     const row = await t.db.selectFrom('categories').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ description: 'After', icon: 'map', color: '#111111' });
@@ -117,7 +161,11 @@ describe('PATCH /admin/configurations/categories/{id}', () => {
   it('renames, including a change of case of its own name and a name used in another scope', async () => {
     const created = await create({ scope: 'TUTORIAL', name: uniqueName('rename me') });
     const id = created.body.result.id;
-    const own = await t.call('updateConfigCategory', { params: { id }, body: { name: created.body.result.name.toUpperCase() }, token: supervisor });
+    const own = await t.call('updateConfigCategory', {
+      params: { id },
+      body: { name: created.body.result.name.toUpperCase() },
+      token: supervisor,
+    });
     expect(own.status).toBe(200);
     expect(own.body.result.name).toBe(created.body.result.name.toUpperCase());
     const other = await t.call('updateConfigCategory', { params: { id }, body: { name: 'Company news' }, token: supervisor });

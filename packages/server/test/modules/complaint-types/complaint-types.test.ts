@@ -24,7 +24,10 @@ describe('GET /admin/configurations/complaint-types (listConfigComplaintTypes)',
     expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
     const damaged = res.body.result.data.find((d: { name: string }) => d.name === 'Damaged goods');
     expect(damaged).toMatchObject({ isActive: true, usageCount: 2 }); // two seeded complaints
-    expect(res.body.result.data.find((d: { name: string }) => d.name === 'Other (legacy)')).toMatchObject({ isActive: false, usageCount: 0 });
+    expect(res.body.result.data.find((d: { name: string }) => d.name === 'Other (legacy)')).toMatchObject({
+      isActive: false,
+      usageCount: 0,
+    });
     expect(res.body.result.meta).toEqual({ total: names.length, current_page: 1, total_pages: 1, limit: 100 });
   });
 
@@ -45,7 +48,12 @@ describe('GET /admin/configurations/complaint-types (listConfigComplaintTypes)',
 describe('POST /admin/configurations/complaint-types (createConfigComplaintType)', () => {
   it('creates an active type with no usage', async () => {
     const created = await createType('Wrong address', 'The unloading address was wrong.');
-    expect(created).toMatchObject({ name: 'Wrong address', description: 'The unloading address was wrong.', isActive: true, usageCount: 0 });
+    expect(created).toMatchObject({
+      name: 'Wrong address',
+      description: 'The unloading address was wrong.',
+      isActive: true,
+      usageCount: 0,
+    });
     const row = await t.db.selectFrom('complaint_types').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(row.is_active).toBe(true);
   });
@@ -62,7 +70,13 @@ describe('GET /admin/configurations/complaint-types/{id} (getConfigComplaintType
     const id = await typeIdByName('Delivery delay');
     const res = await t.call('getConfigComplaintTypeById', { token: await t.token('supervisor'), params: { id } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id, name: 'Delivery delay', description: 'The goods arrived later than agreed.', isActive: true, usageCount: 1 });
+    expect(res.body.result).toMatchObject({
+      id,
+      name: 'Delivery delay',
+      description: 'The goods arrived later than agreed.',
+      isActive: true,
+      usageCount: 1,
+    });
   });
 });
 

@@ -23,11 +23,27 @@ describe('GET /admin/complaints (listAdminComplaints)', () => {
     expect(search.status).toBe(200);
     expect(ids(search.body)).toEqual([a.id, b.id]);
     expect(search.body.result.data[0]).toMatchObject({ createdBy: { id: refs.user('agent'), username: 'agent' }, assignedTo: null });
-    expect(search.body.result.data[1]).toMatchObject({ createdBy: { username: 'agent2' }, assignedTo: { id: refs.user('manager'), username: 'manager' } });
-    expect(search.body.result.meta).toEqual({ total: 2, current_page: 1, total_pages: 1, limit: 10, next_page: null, previous_page: null, total_is_exact: true, next_cursor: null });
+    expect(search.body.result.data[1]).toMatchObject({
+      createdBy: { username: 'agent2' },
+      assignedTo: { id: refs.user('manager'), username: 'manager' },
+    });
+    expect(search.body.result.meta).toEqual({
+      total: 2,
+      current_page: 1,
+      total_pages: 1,
+      limit: 10,
+      next_page: null,
+      previous_page: null,
+      total_is_exact: true,
+      next_cursor: null,
+    });
 
-    expect(ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', assignedTo: refs.user('manager') } })).body)).toEqual([b.id]);
-    expect(ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', createdBy: refs.user('agent') } })).body)).toEqual([a.id]);
+    expect(
+      ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', assignedTo: refs.user('manager') } })).body),
+    ).toEqual([b.id]);
+    expect(ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', createdBy: refs.user('agent') } })).body)).toEqual([
+      a.id,
+    ]);
     expect(ids((await t.call('listAdminComplaints', { token, query: { label: 'beta' } })).body)).toEqual([b.id]);
   });
 
@@ -52,8 +68,13 @@ describe('GET /admin/complaints/{id} (getAdminComplaintById)', () => {
     const res = await t.call('getAdminComplaintById', { token: await t.token('manager'), params: { id } });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
-      id, status: 'PENDING', createdBy: { id: refs.user('agent'), username: 'agent' }, assignedTo: null, resolvedAt: null,
-      allowedStatuses: ['IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'REJECTED'], customer: { firstName: 'Pierre', email: 'pierre.lambert@mail.example' },
+      id,
+      status: 'PENDING',
+      createdBy: { id: refs.user('agent'), username: 'agent' },
+      assignedTo: null,
+      resolvedAt: null,
+      allowedStatuses: ['IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'REJECTED'],
+      customer: { firstName: 'Pierre', email: 'pierre.lambert@mail.example' },
     });
   });
 
@@ -71,12 +92,17 @@ describe('PATCH /admin/complaints/{id} (updateAdminComplaint)', () => {
     const { id } = await fileComplaint(t, refs, 'agent', { amountPaid: 100, location: 'Dock 2' });
     await moveTo(t, id, ['IN_PROGRESS']);
     const res = await t.call('updateAdminComplaint', {
-      token: await t.token('supervisor'), params: { id },
+      token: await t.token('supervisor'),
+      params: { id },
       body: { amountPaid: 1350, timeLost: 320, location: null, complaintTypeId: refs.complaintType('Delivery delay') },
     });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
-      id, status: 'IN_PROGRESS', amountPaid: 1350, timeLost: 320, location: null,
+      id,
+      status: 'IN_PROGRESS',
+      amountPaid: 1350,
+      timeLost: 320,
+      location: null,
       complaintType: { id: refs.complaintType('Delivery delay'), name: 'Delivery delay' },
     });
   });
@@ -92,18 +118,27 @@ describe('PATCH /admin/complaints/{id} (updateAdminComplaint)', () => {
   it('answers 404 for an unknown complaint, customer or inactive type', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     const token = await t.token('supervisor');
-    expect((await t.call('updateAdminComplaint', { token, params: { id: 99999 }, body: { label: 'Nope' } })).body.errors)
-      .toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: 99999 });
-    expect((await t.call('updateAdminComplaint', { token, params: { id }, body: { customerId: 99999 } })).body.errors)
-      .toEqual({ code: 'CUSTOMER_NOT_FOUND', customerId: 99999 });
+    expect((await t.call('updateAdminComplaint', { token, params: { id: 99999 }, body: { label: 'Nope' } })).body.errors).toEqual({
+      code: 'COMPLAINT_NOT_FOUND',
+      complaintId: 99999,
+    });
+    expect((await t.call('updateAdminComplaint', { token, params: { id }, body: { customerId: 99999 } })).body.errors).toEqual({
+      code: 'CUSTOMER_NOT_FOUND',
+      customerId: 99999,
+    });
     const legacy = refs.complaintType('Other (legacy)');
-    expect((await t.call('updateAdminComplaint', { token, params: { id }, body: { complaintTypeId: legacy } })).body.errors)
-      .toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'complaintType', id: legacy });
+    expect((await t.call('updateAdminComplaint', { token, params: { id }, body: { complaintTypeId: legacy } })).body.errors).toEqual({
+      code: 'RESOURCE_NOT_FOUND',
+      resource: 'complaintType',
+      id: legacy,
+    });
   });
 
   it('is for supervisors and above: a team manager gets 403, and validation errors are a list', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
-    expect((await t.call('updateAdminComplaint', { token: await t.token('manager'), params: { id }, body: { label: 'Manager' } })).status).toBe(403);
+    expect(
+      (await t.call('updateAdminComplaint', { token: await t.token('manager'), params: { id }, body: { label: 'Manager' } })).status,
+    ).toBe(403);
     const invalid = await t.call('updateAdminComplaint', { token: await t.token('supervisor'), params: { id }, body: { label: 'ab' } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.errors).toEqual(['body/label must NOT have fewer than 3 characters']);
@@ -130,8 +165,10 @@ describe('DELETE /admin/complaints/{id} (deleteAdminComplaint)', () => {
     const admin = await t.token('admin');
     const rejected = await fileComplaint(t, refs, 'agent');
     await moveTo(t, rejected.id, ['REJECTED']);
-    expect((await t.call('deleteAdminComplaint', { token: admin, params: { id: rejected.id } })).body)
-      .toMatchObject({ success: true, message: 'Complaint deleted' });
+    expect((await t.call('deleteAdminComplaint', { token: admin, params: { id: rejected.id } })).body).toMatchObject({
+      success: true,
+      message: 'Complaint deleted',
+    });
 
     for (const path of [[], ['IN_PROGRESS'], ['IN_PROGRESS', 'RESOLVED']]) {
       const { id } = await fileComplaint(t, refs, 'agent');
@@ -147,8 +184,10 @@ describe('DELETE /admin/complaints/{id} (deleteAdminComplaint)', () => {
   });
 
   it('answers 404 for an unknown id and 403 for a supervisor', async () => {
-    expect((await t.call('deleteAdminComplaint', { token: await t.token('admin'), params: { id: 99999 } })).body.errors)
-      .toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: 99999 });
+    expect((await t.call('deleteAdminComplaint', { token: await t.token('admin'), params: { id: 99999 } })).body.errors).toEqual({
+      code: 'COMPLAINT_NOT_FOUND',
+      complaintId: 99999,
+    });
     const { id } = await fileComplaint(t, refs, 'agent');
     expect((await t.call('deleteAdminComplaint', { token: await t.token('supervisor'), params: { id } })).status).toBe(403);
   });
@@ -160,7 +199,10 @@ describe('POST /admin/complaints/{id}/assign (assignComplaint)', () => {
     const token = await t.token('manager');
     const res = await t.call('assignComplaint', { token, params: { id }, body: { userId: refs.user('agent') } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ message: 'Complaint assigned to agent', result: { status: 'PENDING', assignedTo: { id: refs.user('agent'), username: 'agent' } } });
+    expect(res.body).toMatchObject({
+      message: 'Complaint assigned to agent',
+      result: { status: 'PENDING', assignedTo: { id: refs.user('agent'), username: 'agent' } },
+    });
     const cleared = await t.call('assignComplaint', { token, params: { id }, body: { userId: null } });
     expect(cleared.body).toMatchObject({ message: 'Complaint unassigned', result: { assignedTo: null } });
     expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: id })).toBe(1);
@@ -173,18 +215,28 @@ describe('POST /admin/complaints/{id}/assign (assignComplaint)', () => {
     expect(admin.status).toBe(404);
     expect(admin.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'user', id: refs.user('admin') });
     expect((await t.call('assignComplaint', { token: supervisor, params: { id }, body: { userId: 99999 } })).status).toBe(404);
-    const outside = await t.call('assignComplaint', { token: await t.token('manager'), params: { id }, body: { userId: refs.user('agent2') } });
+    const outside = await t.call('assignComplaint', {
+      token: await t.token('manager'),
+      params: { id },
+      body: { userId: refs.user('agent2') },
+    });
     expect(outside.status).toBe(404);
     expect(outside.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'user', id: refs.user('agent2') });
     // the supervisor may assign across teams
-    expect((await t.call('assignComplaint', { token: supervisor, params: { id }, body: { userId: refs.user('agent2') } })).status).toBe(200);
+    expect((await t.call('assignComplaint', { token: supervisor, params: { id }, body: { userId: refs.user('agent2') } })).status).toBe(
+      200,
+    );
   });
 
   it('answers 404 for an inactive user', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     await t.db.updateTable('users').set({ is_active: false }).where('username', '=', 'agent2').execute();
     try {
-      const res = await t.call('assignComplaint', { token: await t.token('supervisor'), params: { id }, body: { userId: refs.user('agent2') } });
+      const res = await t.call('assignComplaint', {
+        token: await t.token('supervisor'),
+        params: { id },
+        body: { userId: refs.user('agent2') },
+      });
       expect(res.status).toBe(404);
     } finally {
       await t.db.updateTable('users').set({ is_active: true }).where('username', '=', 'agent2').execute();
@@ -194,11 +246,19 @@ describe('POST /admin/complaints/{id}/assign (assignComplaint)', () => {
   it('refuses a CLOSED complaint with 409 and a complaint outside the subtree with 404', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     await moveTo(t, id, ['REJECTED', 'CLOSED']);
-    const closed = await t.call('assignComplaint', { token: await t.token('supervisor'), params: { id }, body: { userId: refs.user('agent') } });
+    const closed = await t.call('assignComplaint', {
+      token: await t.token('supervisor'),
+      params: { id },
+      body: { userId: refs.user('agent') },
+    });
     expect(closed.status).toBe(409);
     expect(closed.body.errors).toEqual({ code: 'NOT_EDITABLE', resource: 'complaint', id, status: 'CLOSED' });
     const beta = await fileComplaint(t, refs, 'agent2');
-    const hidden = await t.call('assignComplaint', { token: await t.token('manager'), params: { id: beta.id }, body: { userId: refs.user('agent') } });
+    const hidden = await t.call('assignComplaint', {
+      token: await t.token('manager'),
+      params: { id: beta.id },
+      body: { userId: refs.user('agent') },
+    });
     expect(hidden.status).toBe(404);
     expect(hidden.body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: beta.id });
   });

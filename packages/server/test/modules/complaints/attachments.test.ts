@@ -18,30 +18,46 @@ async function upload(user: DemoUser, files: FilePart[], complaintId?: number) {
 describe('POST /trade/complaints/upload (uploadComplaintAttachments)', () => {
   it('stores PNG, JPEG and PDF files detected by their bytes on the complaint', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
-    const res = await upload('agent', [
-      { name: 'dock.png', bytes: PNG, type: 'image/png' },
-      { name: 'pallet.jpg', bytes: JPEG, type: 'image/jpeg' },
-      { name: 'delivery-note.pdf', bytes: PDF, type: 'application/pdf' },
-    ], id);
+    const res = await upload(
+      'agent',
+      [
+        { name: 'dock.png', bytes: PNG, type: 'image/png' },
+        { name: 'pallet.jpg', bytes: JPEG, type: 'image/jpeg' },
+        { name: 'delivery-note.pdf', bytes: PDF, type: 'application/pdf' },
+      ],
+      id,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.message).toBe('3 files uploaded');
     const [png, jpeg, pdf] = res.body.result.uploaded;
-    expect(png).toEqual({ id: png!.id, filename: 'dock.png', type: 'image/png', size: PNG.length, url: `/trade/complaints/attachments/${png!.id}` });
+    expect(png).toEqual({
+      id: png!.id,
+      filename: 'dock.png',
+      type: 'image/png',
+      size: PNG.length,
+      url: `/trade/complaints/attachments/${png!.id}`,
+    });
     expect(jpeg).toMatchObject({ filename: 'pallet.jpg', type: 'image/jpeg', size: JPEG.length });
     expect(pdf).toMatchObject({ filename: 'delivery-note.pdf', type: 'application/pdf', size: PDF.length });
     expect(res.body.result.errors).toEqual([]);
     const detail = await t.call('getComplaintById', { token: await t.token('agent'), params: { id } });
     expect(detail.body.result.attachments.map((a: { id: number; type: string }) => [a.id, a.type])).toEqual([
-      [png!.id, 'image/png'], [jpeg!.id, 'image/jpeg'], [pdf!.id, 'application/pdf'],
+      [png!.id, 'image/png'],
+      [jpeg!.id, 'image/jpeg'],
+      [pdf!.id, 'application/pdf'],
     ]);
   });
 
   it('refuses a disguised file (text bytes named .png) by its content and keeps the others', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
-    const res = await upload('agent', [
-      { name: 'photo.png', bytes: TEXT, type: 'image/png' },
-      { name: 'scan.pdf', bytes: PDF, type: 'application/pdf' },
-    ], id);
+    const res = await upload(
+      'agent',
+      [
+        { name: 'photo.png', bytes: TEXT, type: 'image/png' },
+        { name: 'scan.pdf', bytes: PDF, type: 'application/pdf' },
+      ],
+      id,
+    );
     expect(res.status).toBe(201);
     expect(res.body.message).toBe('1 file uploaded, 1 refused');
     expect(res.body.result.uploaded).toEqual([expect.objectContaining({ filename: 'scan.pdf', type: 'application/pdf' })]);
@@ -66,7 +82,10 @@ describe('POST /trade/complaints/upload (uploadComplaintAttachments)', () => {
 
   it('answers 400 UPLOAD_REJECTED when no file is accepted, storing nothing', async () => {
     const before = await countRows(t, 'complaint_attachments', { column: 'uploaded_by', value: refs.user('agent2') });
-    const res = await upload('agent2', [{ name: 'notes.png', bytes: TEXT }, { name: 'readme.pdf', bytes: TEXT }]);
+    const res = await upload('agent2', [
+      { name: 'notes.png', bytes: TEXT },
+      { name: 'readme.pdf', bytes: TEXT },
+    ]);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({
       code: 'UPLOAD_REJECTED',
@@ -86,7 +105,10 @@ describe('POST /trade/complaints/upload (uploadComplaintAttachments)', () => {
   });
 
   it('answers 400 without files part and 415 for a JSON body', async () => {
-    const noFiles = await t.call('uploadComplaintAttachments', { token: await t.token('agent'), ...(await multipart({ complaintId: '1' }, [])) });
+    const noFiles = await t.call('uploadComplaintAttachments', {
+      token: await t.token('agent'),
+      ...(await multipart({ complaintId: '1' }, [])),
+    });
     expect(noFiles.status).toBe(400);
     expect(noFiles.body.errors).toEqual(['body/files is required']);
     const json = await t.call('uploadComplaintAttachments', { token: await t.token('agent'), body: { files: [] } });
@@ -141,7 +163,9 @@ describe('GET /trade/complaints/attachments/{id} (downloadComplaintAttachment)',
     const { id } = await fileComplaint(t, refs, 'agent');
     const stored = await upload('agent', [{ name: 'scope.jpg', bytes: JPEG }], id);
     const attachmentId: number = stored.body.result.uploaded[0]!.id;
-    expect((await t.call('downloadComplaintAttachment', { token: await t.token('manager'), params: { id: attachmentId } })).status).toBe(200);
+    expect((await t.call('downloadComplaintAttachment', { token: await t.token('manager'), params: { id: attachmentId } })).status).toBe(
+      200,
+    );
     const other = await t.call('downloadComplaintAttachment', { token: await t.token('agent2'), params: { id: attachmentId } });
     expect(other.status).toBe(404);
     expect(other.body.errors).toEqual({ code: 'DOCUMENT_NOT_FOUND', documentId: attachmentId });

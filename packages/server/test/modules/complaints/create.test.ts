@@ -30,7 +30,11 @@ describe('POST /trade/complaints (createComplaint)', () => {
     expect(res.body.result).toMatchObject({ label: 'Damaged pallets on delivery', status: 'PENDING', transportId: transport.id });
     const row = await t.db.selectFrom('complaints').selectAll().where('id', '=', res.body.result.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({
-      status: 'PENDING', customer_id: fatou, amount_paid: 450, time_lost: 180, created_by: refs.user('agent'),
+      status: 'PENDING',
+      customer_id: fatou,
+      amount_paid: 450,
+      time_lost: 180,
+      created_by: refs.user('agent'),
       complaint_type_id: refs.complaintType('Damaged goods'),
     });
     const france = await t.db.selectFrom('countries').select('id').where('code', '=', 'FR').executeTakeFirstOrThrow();
@@ -72,7 +76,12 @@ describe('POST /trade/complaints (createComplaint)', () => {
     const refused = results.filter((r) => r.status === 409);
     expect(created).toHaveLength(1);
     expect(refused).toHaveLength(9);
-    for (const r of refused) expect(r.body.errors).toEqual({ code: 'COMPLAINT_EXISTS', transportId: transport.id, existingComplaintId: created[0]!.body.result.id });
+    for (const r of refused)
+      expect(r.body.errors).toEqual({
+        code: 'COMPLAINT_EXISTS',
+        transportId: transport.id,
+        existingComplaintId: created[0]!.body.result.id,
+      });
     expect(await countRows(t, 'complaints', { column: 'transport_id', value: transport.id })).toBe(1);
     expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: created[0]!.body.result.id })).toBe(1);
   });
@@ -97,7 +106,10 @@ describe('POST /trade/complaints (createComplaint)', () => {
   it('answers 404 CUSTOMER_NOT_FOUND for an actor who is not a customer', async () => {
     const transport = await insertTransport(t, refs, 'agent');
     const staffActor = await t.db.selectFrom('actors').select('id').where('actor_role', '=', 'AGENT').executeTakeFirstOrThrow();
-    const res = await t.call('createComplaint', { token: await t.token('agent'), body: { transportId: transport.id, customerId: staffActor.id } });
+    const res = await t.call('createComplaint', {
+      token: await t.token('agent'),
+      body: { transportId: transport.id, customerId: staffActor.id },
+    });
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'CUSTOMER_NOT_FOUND', customerId: staffActor.id });
     expect(await countRows(t, 'complaints', { column: 'transport_id', value: transport.id })).toBe(0);
@@ -130,7 +142,10 @@ describe('POST /trade/complaints (createComplaint)', () => {
 
   it('links pending attachments of the caller given in attachmentIds, in the same transaction', async () => {
     const token = await t.token('agent');
-    const form = await multipart({}, [{ name: 'photo.png', bytes: PNG }, { name: 'note.pdf', bytes: PDF }]);
+    const form = await multipart({}, [
+      { name: 'photo.png', bytes: PNG },
+      { name: 'note.pdf', bytes: PDF },
+    ]);
     const upload = await t.call('uploadComplaintAttachments', { token, ...form });
     expect(upload.status, JSON.stringify(upload.body)).toBe(201);
     const ids: number[] = upload.body.result.uploaded.map((u: { id: number }) => u.id);
@@ -146,18 +161,31 @@ describe('POST /trade/complaints (createComplaint)', () => {
   });
 
   it('refuses attachments that are not pending uploads of the caller with 404 and creates nothing', async () => {
-    const mine = await t.call('uploadComplaintAttachments', { token: await t.token('agent'), ...(await multipart({}, [{ name: 'a.png', bytes: PNG }])) });
-    const theirs = await t.call('uploadComplaintAttachments', { token: await t.token('agent2'), ...(await multipart({}, [{ name: 'b.png', bytes: PNG }])) });
+    const mine = await t.call('uploadComplaintAttachments', {
+      token: await t.token('agent'),
+      ...(await multipart({}, [{ name: 'a.png', bytes: PNG }])),
+    });
+    const theirs = await t.call('uploadComplaintAttachments', {
+      token: await t.token('agent2'),
+      ...(await multipart({}, [{ name: 'b.png', bytes: PNG }])),
+    });
     const mineId: number = mine.body.result.uploaded[0]!.id;
     const theirsId: number = theirs.body.result.uploaded[0]!.id;
 
     const transport = await insertTransport(t, refs, 'agent');
-    const res = await t.call('createComplaint', { token: await t.token('agent'), body: { transportId: transport.id, attachmentIds: [mineId, theirsId] } });
+    const res = await t.call('createComplaint', {
+      token: await t.token('agent'),
+      body: { transportId: transport.id, attachmentIds: [mineId, theirsId] },
+    });
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'complaintAttachment', id: theirsId });
     // rolled back: no complaint, no history, and my upload is still pending
     expect(await countRows(t, 'complaints', { column: 'transport_id', value: transport.id })).toBe(0);
-    const attachment = await t.db.selectFrom('complaint_attachments').select('complaint_id').where('id', '=', mineId).executeTakeFirstOrThrow();
+    const attachment = await t.db
+      .selectFrom('complaint_attachments')
+      .select('complaint_id')
+      .where('id', '=', mineId)
+      .executeTakeFirstOrThrow();
     expect(attachment.complaint_id).toBeNull();
   });
 

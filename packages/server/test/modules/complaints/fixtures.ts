@@ -77,7 +77,11 @@ export async function moveTo(t: TestApp, id: number, path: string[]) {
   }
 }
 
-export const countRows = async (t: TestApp, table: 'complaints' | 'complaint_status_history' | 'complaint_notifications' | 'complaint_attachments', where: { column: string; value: number }) => {
+export const countRows = async (
+  t: TestApp,
+  table: 'complaints' | 'complaint_status_history' | 'complaint_notifications' | 'complaint_attachments',
+  where: { column: string; value: number },
+) => {
   const row = await t.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))

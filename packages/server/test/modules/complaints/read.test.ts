@@ -26,8 +26,14 @@ describe('GET /trade/complaints (listComplaints)', () => {
     expect(res.body.result.meta).toMatchObject({ current_page: 1, next_page: null, previous_page: null, limit: 100 });
     const item = res.body.result.data.find((d: { id: number }) => d.id === id);
     expect(item).toMatchObject({
-      label: 'Agent list check', status: 'PENDING', complaintType: null,
-      transport: { loadingPoint: 'Lyon, Port Edouard Herriot', unloadingPoint: 'Marseille, Fos-sur-Mer terminal', vehiclePlateNumber: 'GH-482-TK' },
+      label: 'Agent list check',
+      status: 'PENDING',
+      complaintType: null,
+      transport: {
+        loadingPoint: 'Lyon, Port Edouard Herriot',
+        unloadingPoint: 'Marseille, Fos-sur-Mer terminal',
+        vehiclePlateNumber: 'GH-482-TK',
+      },
     });
   });
 
@@ -49,7 +55,14 @@ describe('GET /trade/complaints (listComplaints)', () => {
     expect(total).toBeGreaterThanOrEqual(5);
     const page2 = await t.call('listComplaints', { token, query: { page: 2, limit: 2 } });
     expect(page2.body.result.meta).toEqual({
-      total, current_page: 2, total_pages: Math.ceil(total / 2), limit: 2, next_page: 3, previous_page: 1, total_is_exact: true, next_cursor: expect.any(String),
+      total,
+      current_page: 2,
+      total_pages: Math.ceil(total / 2),
+      limit: 2,
+      next_page: 3,
+      previous_page: 1,
+      total_is_exact: true,
+      next_cursor: expect.any(String),
     });
     expect(ids(page2.body)).toEqual(ids(all.body).slice(2, 4));
   });
@@ -77,7 +90,9 @@ describe('GET /trade/complaints (listComplaints)', () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     const past = new Date(Date.now() - 3_600_000).toISOString();
     expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: future } })).body)).toEqual([]);
-    expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: past, startAtTo: future } })).body)).toHaveLength(2);
+    expect(
+      ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: past, startAtTo: future } })).body),
+    ).toHaveLength(2);
     expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtTo: past } })).body)).toEqual([]);
   });
 
@@ -90,7 +105,9 @@ describe('GET /trade/complaints (listComplaints)', () => {
     const upTo = (startAtTo: string) => t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtTo } });
     expect(ids((await upTo(shown)).body)).toEqual([id]);
     expect(ids((await upTo('2026-03-04T05:06:07.122Z')).body)).toEqual([]);
-    expect(ids((await t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtFrom: shown, startAtTo: shown } })).body)).toEqual([id]);
+    expect(
+      ids((await t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtFrom: shown, startAtTo: shown } })).body),
+    ).toEqual([id]);
   });
 
   it('shows an agent the complaints assigned to them, read only', async () => {
@@ -116,11 +133,23 @@ describe('GET /trade/complaints/{id} (getComplaintById)', () => {
   it('returns the complaint with its transport, customer, type and attachments', async () => {
     const fatou = refs.customer('Fatou');
     const type = refs.complaintType('Damaged goods');
-    const { id, transport } = await fileComplaint(t, refs, 'agent', { complaintTypeId: type, amountPaid: 120.5, timeLost: 30, location: 'Dock 4' }, fatou);
+    const { id, transport } = await fileComplaint(
+      t,
+      refs,
+      'agent',
+      { complaintTypeId: type, amountPaid: 120.5, timeLost: 30, location: 'Dock 4' },
+      fatou,
+    );
     const res = await t.call('getComplaintById', { token: await t.token('agent'), params: { id } });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({
-      id, label: 'Pallets crushed at unloading', description: null, status: 'PENDING', location: 'Dock 4', amountPaid: 120.5, timeLost: 30,
+      id,
+      label: 'Pallets crushed at unloading',
+      description: null,
+      status: 'PENDING',
+      location: 'Dock 4',
+      amountPaid: 120.5,
+      timeLost: 30,
       transport: { id: transport.id, loadingPoint: 'Lyon, Port Edouard Herriot' },
       customer: { id: fatou, firstName: 'Fatou', lastName: 'Ndiaye', email: 'fatou.ndiaye@mail.example' },
       complaintType: { id: type, name: 'Damaged goods', description: 'Goods were damaged during loading, transport or unloading.' },
@@ -140,7 +169,10 @@ describe('GET /trade/complaints/{id} (getComplaintById)', () => {
 
   it('answers 404 for an unknown id and 400 for an invalid one', async () => {
     const token = await t.token('supervisor');
-    expect((await t.call('getComplaintById', { token, params: { id: 99999 } })).body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: 99999 });
+    expect((await t.call('getComplaintById', { token, params: { id: 99999 } })).body.errors).toEqual({
+      code: 'COMPLAINT_NOT_FOUND',
+      complaintId: 99999,
+    });
     expect((await t.call('getComplaintById', { token, params: { id: 'abc' } })).status).toBe(400);
   });
 });
@@ -148,12 +180,24 @@ describe('GET /trade/complaints/{id} (getComplaintById)', () => {
 describe('GET /trade/complaints/{id}/status-history (getComplaintStatusHistory)', () => {
   it('lists the statuses oldest first with comment and author', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
-    await t.call('changeComplaintStatus', { token: await t.token('manager'), params: { id }, body: { status: 'IN_PROGRESS', comment: 'Taken in charge.' } });
+    await t.call('changeComplaintStatus', {
+      token: await t.token('manager'),
+      params: { id },
+      body: { status: 'IN_PROGRESS', comment: 'Taken in charge.' },
+    });
     const res = await t.call('getComplaintStatusHistory', { token: await t.token('agent'), params: { id } });
     expect(res.status).toBe(200);
     expect(res.body.result).toEqual([
-      expect.objectContaining({ status: 'PENDING', comment: null, createdBy: { id: refs.user('agent'), name: 'Sarah Benali', type: 'AGENT' } }),
-      expect.objectContaining({ status: 'IN_PROGRESS', comment: 'Taken in charge.', createdBy: { id: refs.user('manager'), name: 'Julien Moreau', type: 'AGENT' } }),
+      expect.objectContaining({
+        status: 'PENDING',
+        comment: null,
+        createdBy: { id: refs.user('agent'), name: 'Sarah Benali', type: 'AGENT' },
+      }),
+      expect.objectContaining({
+        status: 'IN_PROGRESS',
+        comment: 'Taken in charge.',
+        createdBy: { id: refs.user('manager'), name: 'Julien Moreau', type: 'AGENT' },
+      }),
     ]);
   });
 
@@ -170,7 +214,11 @@ describe('GET /trade/complaints/types (listComplaintTypes)', () => {
     const res = await t.call('listComplaintTypes', { token: await t.token('agent') });
     expect(res.status).toBe(200);
     expect(res.body.result.map((c: { name: string }) => c.name)).toEqual([
-      'Billing dispute', 'Damaged goods', 'Delivery delay', 'Driver behaviour', 'Missing goods',
+      'Billing dispute',
+      'Damaged goods',
+      'Delivery delay',
+      'Driver behaviour',
+      'Missing goods',
     ]);
     expect(res.body.result.every((c: { isActive: boolean }) => c.isActive)).toBe(true);
   });

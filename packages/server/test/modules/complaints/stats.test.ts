@@ -33,7 +33,16 @@ describe('GET /admin/complaints/stats (getComplaintStats)', () => {
     const before = await stats('supervisor');
     // the seed: four complaints in France, one resolved ten hours after its creation
     expect(before.total).toBe(4);
-    expect(before.byStatus.map((b) => b.status)).toEqual(['PENDING', 'IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'RESOLVED', 'REJECTED', 'REOPENED', 'CLOSED']);
+    expect(before.byStatus.map((b) => b.status)).toEqual([
+      'PENDING',
+      'IN_PROGRESS',
+      'UNDER_REVIEW',
+      'ESCALATED',
+      'RESOLVED',
+      'REJECTED',
+      'REOPENED',
+      'CLOSED',
+    ]);
     expect(before.byStatus.reduce((n, b) => n + b.count, 0)).toBe(before.total);
     expect(before.byCountry).toEqual([{ countryId: expect.any(Number), name: 'France', count: 4 }]);
     expect(before.averageResolutionHours).toBe(10);

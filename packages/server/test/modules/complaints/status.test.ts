@@ -31,8 +31,14 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     expect(resolved.body.result.resolvedAt).not.toBeNull();
 
     const history = await t.call('getAdminComplaintStatusHistory', { token: await t.token('manager'), params: { id } });
-    expect(history.body.result.map((h: { status: string; comment: string | null; createdBy: { id: number; type: string } }) =>
-      [h.status, h.comment, h.createdBy.id, h.createdBy.type])).toEqual([
+    expect(
+      history.body.result.map((h: { status: string; comment: string | null; createdBy: { id: number; type: string } }) => [
+        h.status,
+        h.comment,
+        h.createdBy.id,
+        h.createdBy.type,
+      ]),
+    ).toEqual([
       ['PENDING', null, refs.user('agent'), 'AGENT'],
       ['IN_PROGRESS', 'Carrier contacted.', refs.user('manager'), 'AGENT'],
       ['RESOLVED', 'Refund of 120 EUR granted.', refs.user('manager'), 'AGENT'],
@@ -42,7 +48,11 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     expect(notices.status).toBe(200);
     expect(notices.body.result).toEqual([
       expect.objectContaining({
-        complaintId: id, customerId: fatou, channel: 'EMAIL', recipient: 'fatou.ndiaye@mail.example', status: 'QUEUED',
+        complaintId: id,
+        customerId: fatou,
+        channel: 'EMAIL',
+        recipient: 'fatou.ndiaye@mail.example',
+        status: 'QUEUED',
         subject: 'Your complaint has been resolved: Late delivery to Dakar',
       }),
     ]);
@@ -54,7 +64,9 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     const sms = await fileComplaint(t, refs, 'agent', {}, youssef);
     await moveTo(t, sms.id, ['IN_PROGRESS', 'RESOLVED']);
     const rows = await t.db.selectFrom('complaint_notifications').selectAll().where('complaint_id', '=', sms.id).execute();
-    expect(rows).toEqual([expect.objectContaining({ channel: 'SMS', recipient: '+212 612 345 678', customer_id: youssef, status: 'QUEUED' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ channel: 'SMS', recipient: '+212 612 345 678', customer_id: youssef, status: 'QUEUED' }),
+    ]);
 
     const none = await fileComplaint(t, refs, 'agent');
     await moveTo(t, none.id, ['ESCALATED', 'RESOLVED']);
@@ -68,7 +80,9 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     const res = await change(id, 'RESOLVED');
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual({
-      code: 'INVALID_STATUS_TRANSITION', currentStatus: 'PENDING', requested: 'RESOLVED',
+      code: 'INVALID_STATUS_TRANSITION',
+      currentStatus: 'PENDING',
+      requested: 'RESOLVED',
       allowed: ['IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'REJECTED'],
     });
     const same = await change(id, 'PENDING');
@@ -82,7 +96,11 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     const reopened = await fileComplaint(t, refs, 'agent');
     await moveTo(t, reopened.id, ['IN_PROGRESS', 'RESOLVED']);
     const res = await change(reopened.id, 'REOPENED', 'The customer found more damage.');
-    expect(res.body.result).toMatchObject({ status: 'REOPENED', resolvedAt: null, allowedStatuses: ['IN_PROGRESS', 'ESCALATED', 'REJECTED'] });
+    expect(res.body.result).toMatchObject({
+      status: 'REOPENED',
+      resolvedAt: null,
+      allowedStatuses: ['IN_PROGRESS', 'ESCALATED', 'REJECTED'],
+    });
 
     const closed = await fileComplaint(t, refs, 'agent');
     await moveTo(t, closed.id, ['UNDER_REVIEW', 'RESOLVED']);
@@ -102,7 +120,8 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const refused = results.filter((r) => r.status === 409);
     expect(refused).toHaveLength(4);
-    for (const r of refused) expect(r.body.errors).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', currentStatus: 'IN_PROGRESS', requested: 'IN_PROGRESS' });
+    for (const r of refused)
+      expect(r.body.errors).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', currentStatus: 'IN_PROGRESS', requested: 'IN_PROGRESS' });
     expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: id })).toBe(2);
   });
 
@@ -121,19 +140,31 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     const fatou = refs.customer('Fatou');
     const { id } = await fileComplaint(t, refs, 'agent', { label: 'Pallets left in the rain' }, fatou);
     const token = await t.token('agent');
-    const taken = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'IN_PROGRESS', comment: 'Calling the carrier.' } });
+    const taken = await t.call('changeComplaintStatus', {
+      token,
+      params: { id },
+      body: { status: 'IN_PROGRESS', comment: 'Calling the carrier.' },
+    });
     expect(taken.status).toBe(200);
     expect(taken.body.result).toMatchObject({ id, status: 'IN_PROGRESS', allowedStatuses: ['RESOLVED'] });
-    const done = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'RESOLVED', comment: 'Carrier pays the damage.' } });
-    expect(done.body).toMatchObject({ message: 'Complaint status changed to RESOLVED', result: { status: 'RESOLVED', allowedStatuses: [] } });
+    const done = await t.call('changeComplaintStatus', {
+      token,
+      params: { id },
+      body: { status: 'RESOLVED', comment: 'Carrier pays the damage.' },
+    });
+    expect(done.body).toMatchObject({
+      message: 'Complaint status changed to RESOLVED',
+      result: { status: 'RESOLVED', allowedStatuses: [] },
+    });
 
     const history = await t.call('getComplaintStatusHistory', { token, params: { id } });
-    expect(history.body.result.map((h: { status: string; createdBy: { id: number; name: string; type: string } }) => [h.status, h.createdBy]))
-      .toEqual([
-        ['PENDING', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
-        ['IN_PROGRESS', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
-        ['RESOLVED', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
-      ]);
+    expect(
+      history.body.result.map((h: { status: string; createdBy: { id: number; name: string; type: string } }) => [h.status, h.createdBy]),
+    ).toEqual([
+      ['PENDING', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
+      ['IN_PROGRESS', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
+      ['RESOLVED', { id: refs.user('agent'), name: expect.any(String), type: 'AGENT' }],
+    ]);
     expect(await countRows(t, 'complaint_notifications', { column: 'complaint_id', value: id })).toBe(1);
   });
 
@@ -148,13 +179,22 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
     });
     const wrong = await t.call('changeComplaintStatus', { token, params: { id }, body: { status: 'RESOLVED' } });
     expect(wrong.status).toBe(409);
-    expect(wrong.body.errors).toEqual({ code: 'INVALID_STATUS_TRANSITION', currentStatus: 'PENDING', requested: 'RESOLVED', allowed: ['IN_PROGRESS'] });
+    expect(wrong.body.errors).toEqual({
+      code: 'INVALID_STATUS_TRANSITION',
+      currentStatus: 'PENDING',
+      requested: 'RESOLVED',
+      allowed: ['IN_PROGRESS'],
+    });
     expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: id })).toBe(1);
   });
 
   it('lets an agent work a complaint of another agent that is assigned to them', async () => {
     const { id } = await fileComplaint(t, refs, 'agent2');
-    const assigned = await t.call('assignComplaint', { token: await t.token('supervisor'), params: { id }, body: { userId: refs.user('agent') } });
+    const assigned = await t.call('assignComplaint', {
+      token: await t.token('supervisor'),
+      params: { id },
+      body: { userId: refs.user('agent') },
+    });
     expect(assigned.status).toBe(200);
     const res = await t.call('changeComplaintStatus', { token: await t.token('agent'), params: { id }, body: { status: 'IN_PROGRESS' } });
     expect(res.status).toBe(200);
@@ -176,7 +216,9 @@ describe('GET /admin/complaints/{id}/status-history (getAdminComplaintStatusHist
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: id });
     const supervisor = await t.call('getAdminComplaintStatusHistory', { token: await t.token('supervisor'), params: { id } });
-    expect(supervisor.body.result).toEqual([expect.objectContaining({ status: 'PENDING', createdBy: { id: refs.user('agent2'), name: 'Karim El Idrissi', type: 'AGENT' } })]);
+    expect(supervisor.body.result).toEqual([
+      expect.objectContaining({ status: 'PENDING', createdBy: { id: refs.user('agent2'), name: 'Karim El Idrissi', type: 'AGENT' } }),
+    ]);
   });
 });
 

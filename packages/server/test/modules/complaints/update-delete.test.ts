@@ -12,18 +12,35 @@ afterAll(async () => t?.close());
 
 describe('PATCH /trade/complaints/{id} (updateComplaint)', () => {
   it('changes only the fields sent while PENDING, and null clears an optional field', async () => {
-    const { id } = await fileComplaint(t, refs, 'agent', {
-      description: 'Four pallets crushed.', location: 'Dock 4', amountPaid: 450, complaintTypeId: refs.complaintType('Damaged goods'),
-    }, refs.customer('Fatou'));
+    const { id } = await fileComplaint(
+      t,
+      refs,
+      'agent',
+      {
+        description: 'Four pallets crushed.',
+        location: 'Dock 4',
+        amountPaid: 450,
+        complaintTypeId: refs.complaintType('Damaged goods'),
+      },
+      refs.customer('Fatou'),
+    );
     const token = await t.token('agent');
     const res = await t.call('updateComplaint', {
-      token, params: { id },
+      token,
+      params: { id },
       body: { location: 'Dock 4, bay B', timeLost: 240, amountPaid: null, customerId: refs.customer('Pierre'), complaintTypeId: null },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result).toMatchObject({
-      id, label: 'Pallets crushed at unloading', description: 'Four pallets crushed.', location: 'Dock 4, bay B', timeLost: 240,
-      amountPaid: null, complaintType: null, status: 'PENDING', customer: { id: refs.customer('Pierre'), firstName: 'Pierre' },
+      id,
+      label: 'Pallets crushed at unloading',
+      description: 'Four pallets crushed.',
+      location: 'Dock 4, bay B',
+      timeLost: 240,
+      amountPaid: null,
+      complaintType: null,
+      status: 'PENDING',
+      customer: { id: refs.customer('Pierre'), firstName: 'Pierre' },
     });
     expect(new Date(res.body.result.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(res.body.result.createdAt).getTime());
   });
@@ -41,7 +58,11 @@ describe('PATCH /trade/complaints/{id} (updateComplaint)', () => {
     const other = await t.call('updateComplaint', { token: await t.token('agent2'), params: { id }, body: { location: 'Hijack' } });
     expect(other.status).toBe(404);
     expect(other.body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: id });
-    const manager = await t.call('updateComplaint', { token: await t.token('manager'), params: { id }, body: { location: 'Checked by the manager' } });
+    const manager = await t.call('updateComplaint', {
+      token: await t.token('manager'),
+      params: { id },
+      body: { location: 'Checked by the manager' },
+    });
     expect(manager.status).toBe(200);
     expect(manager.body.result.location).toBe('Checked by the manager');
   });
@@ -61,10 +82,16 @@ describe('PATCH /trade/complaints/{id} (updateComplaint)', () => {
   it('answers validation errors as a field map, including fields it does not accept', async () => {
     const { id } = await fileComplaint(t, refs, 'agent');
     const res = await t.call('updateComplaint', {
-      token: await t.token('agent'), params: { id }, payload: { timeLost: 1.5, transportId: 3, status: 'RESOLVED' },
+      token: await t.token('agent'),
+      params: { id },
+      payload: { timeLost: 1.5, transportId: 3, status: 'RESOLVED' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual({ timeLost: 'must be integer,null', transportId: 'is not an accepted field', status: 'is not an accepted field' });
+    expect(res.body.errors).toEqual({
+      timeLost: 'must be integer,null',
+      transportId: 'is not an accepted field',
+      status: 'is not an accepted field',
+    });
     const empty = await t.call('updateComplaint', { token: await t.token('agent'), params: { id }, body: {} });
     expect(empty.status).toBe(400);
     expect(typeof empty.body.errors).toBe('object');

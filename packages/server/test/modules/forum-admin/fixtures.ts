@@ -21,7 +21,14 @@ export async function createTopic(
   const content = `Main message of ${title}`;
   const topic = await db
     .insertInto('forum_topics')
-    .values({ title, content, status: options.status ?? 'ACTIVE', author_id: authorId, category_id: options.categoryId ?? null, messages_count: 1 })
+    .values({
+      title,
+      content,
+      status: options.status ?? 'ACTIVE',
+      author_id: authorId,
+      category_id: options.categoryId ?? null,
+      messages_count: 1,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const main = await db
@@ -49,7 +56,11 @@ export async function addMessage(
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await db.updateTable('forum_topics').set((eb) => ({ messages_count: eb('messages_count', '+', 1) })).where('id', '=', topicId).execute();
+  await db
+    .updateTable('forum_topics')
+    .set((eb) => ({ messages_count: eb('messages_count', '+', 1) }))
+    .where('id', '=', topicId)
+    .execute();
   if (options.parentId) {
     await db
       .updateTable('forum_messages')
@@ -68,7 +79,11 @@ export async function deleteMessage(db: Kysely<Database>, messageId: number): Pr
     .where('id', '=', messageId)
     .returning(['topic_id', 'parent_id'])
     .executeTakeFirstOrThrow();
-  await db.updateTable('forum_topics').set((eb) => ({ messages_count: eb('messages_count', '-', 1) })).where('id', '=', row.topic_id).execute();
+  await db
+    .updateTable('forum_topics')
+    .set((eb) => ({ messages_count: eb('messages_count', '-', 1) }))
+    .where('id', '=', row.topic_id)
+    .execute();
   if (row.parent_id !== null) {
     await db
       .updateTable('forum_messages')
@@ -80,8 +95,17 @@ export async function deleteMessage(db: Kysely<Database>, messageId: number): Pr
 
 /** Soft-deletes a message that has visible replies: it stays in the tree as a placeholder, so only the topic count drops. */
 export async function deleteAsPlaceholder(db: Kysely<Database>, messageId: number): Promise<void> {
-  const row = await db.updateTable('forum_messages').set({ deleted_at: new Date() }).where('id', '=', messageId).returning('topic_id').executeTakeFirstOrThrow();
-  await db.updateTable('forum_topics').set((eb) => ({ messages_count: eb('messages_count', '-', 1) })).where('id', '=', row.topic_id).execute();
+  const row = await db
+    .updateTable('forum_messages')
+    .set({ deleted_at: new Date() })
+    .where('id', '=', messageId)
+    .returning('topic_id')
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('forum_topics')
+    .set((eb) => ({ messages_count: eb('messages_count', '-', 1) }))
+    .where('id', '=', row.topic_id)
+    .execute();
 }
 
 export async function report(

@@ -69,7 +69,11 @@ describe('POST /admin/forum/topics/{id}/moderate', () => {
     const { topicId: active } = await createTopic(t.db, agentId);
     const reopen = await moderateTopic(active, { action: 'REOPEN' });
     expect(reopen.status).toBe(409);
-    expect(reopen.body.errors).toMatchObject({ currentStatus: 'ACTIVE', requested: 'REOPEN', allowed: ['CLOSE', 'ARCHIVE', 'HIDE', 'UNHIDE'] });
+    expect(reopen.body.errors).toMatchObject({
+      currentStatus: 'ACTIVE',
+      requested: 'REOPEN',
+      allowed: ['CLOSE', 'ARCHIVE', 'HIDE', 'UNHIDE'],
+    });
     const { topicId: archived } = await createTopic(t.db, agentId, { status: 'ARCHIVED' });
     const archive = await moderateTopic(archived, { action: 'ARCHIVE' });
     expect(archive.status).toBe(409);
@@ -138,7 +142,14 @@ describe('POST /admin/forum/messages/{id}/moderate', () => {
     const res = await moderateMessage(reply, { action: 'HIDE', reason: 'Advertising' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.message).toBe('Message hidden');
-    expect(res.body.result).toMatchObject({ messageId: reply, topicId, action: 'HIDE', isHidden: true, reason: 'Advertising', moderatedBy: { name: 'Moussa Diop' } });
+    expect(res.body.result).toMatchObject({
+      messageId: reply,
+      topicId,
+      action: 'HIDE',
+      isHidden: true,
+      reason: 'Advertising',
+      moderatedBy: { name: 'Moussa Diop' },
+    });
     expect((await messageRow(t.db, reply)).is_hidden).toBe(true);
     expect((await topicRow(t.db, topicId)).messages_count).toBe(1);
     expect((await messageRow(t.db, mainId)).replies_count).toBe(0);

@@ -26,9 +26,14 @@ async function reportedReply(reporters: ('agent' | 'manager' | 'supervisor')[] =
   return { topicId, mainId, messageId, reportIds };
 }
 
-const resolve = (id: number, body: object, token = supervisor) => t.call('resolveReportedMessage', { params: { id }, payload: body, token });
+const resolve = (id: number, body: object, token = supervisor) =>
+  t.call('resolveReportedMessage', { params: { id }, payload: body, token });
 const reportRow = (id: number) =>
-  t.db.selectFrom('forum_reports').select(['status', 'resolution_comment', 'resolved_by', 'resolved_at']).where('id', '=', id).executeTakeFirstOrThrow();
+  t.db
+    .selectFrom('forum_reports')
+    .select(['status', 'resolution_comment', 'resolved_by', 'resolved_at'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 
 describe('GET /admin/forum/reported-messages', () => {
   it('lists the seeded report with its message as moderators see it', async () => {
@@ -100,7 +105,10 @@ describe('GET /admin/forum/reported-messages', () => {
     expect(mostReported.body.result.data[0]).toMatchObject({ id: r2, reportsCount: 3 });
     expect(mostReported.body.result.data.find((r: { id: number }) => r.id === r1)!.reportsCount).toBe(1);
 
-    const ascending = await t.call('listReportedMessages', { query: { sortBy: 'reportsCount', sortOrder: 'ASC', limit: 100 }, token: supervisor });
+    const ascending = await t.call('listReportedMessages', {
+      query: { sortBy: 'reportsCount', sortOrder: 'ASC', limit: 100 },
+      token: supervisor,
+    });
     expect(ascending.body.result.data.at(-1)!.reportsCount).toBe(3);
 
     const total = newest.body.result.meta.total;
@@ -191,7 +199,11 @@ describe('POST /admin/forum/reported-messages/{id}/resolve', () => {
     const { topicId, mainId, messageId, reportIds } = await reportedReply();
     const res = await resolve(reportIds[0]!, { decision: 'RESOLVED', comment: 'Advertising', hideMessage: true });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ status: 'RESOLVED', resolutionComment: 'Advertising', message: { id: messageId, isHidden: true } });
+    expect(res.body.result).toMatchObject({
+      status: 'RESOLVED',
+      resolutionComment: 'Advertising',
+      message: { id: messageId, isHidden: true },
+    });
     expect((await messageRow(t.db, messageId)).is_hidden).toBe(true);
     expect((await topicRow(t.db, topicId)).messages_count).toBe(1);
     expect((await messageRow(t.db, mainId)).replies_count).toBe(0);

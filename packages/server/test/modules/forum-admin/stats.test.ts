@@ -22,7 +22,9 @@ describe('GET /admin/forum/stats', () => {
     expect(s.topics).toEqual({ total: 4, hidden: 0, byStatus: { ACTIVE: 3, CLOSED: 1, ARCHIVED: 0 } });
     expect(s.messages).toMatchObject({ total: 12, hidden: 0, deleted: 0 });
     expect(s.reports).toEqual({ total: 1, byStatus: { PENDING: 1, RESOLVED: 0, DISMISSED: 0 } });
-    expect(s.topCategories.map((c: { name: string; topicsCount: number; messagesCount: number }) => [c.name, c.topicsCount, c.messagesCount])).toEqual([
+    expect(
+      s.topCategories.map((c: { name: string; topicsCount: number; messagesCount: number }) => [c.name, c.topicsCount, c.messagesCount]),
+    ).toEqual([
       ['Routes and logistics', 1, 5],
       ['Regulations', 1, 4],
       ['General discussion', 1, 2],
@@ -36,7 +38,12 @@ describe('GET /admin/forum/stats', () => {
     const before = await stats();
     const agent = await userId(t.db, 'agent');
     const admin = await userId(t.db, 'admin');
-    const category = await t.db.selectFrom('categories').select('id').where('scope', '=', 'FORUM').where('name', '=', 'Regulations').executeTakeFirstOrThrow();
+    const category = await t.db
+      .selectFrom('categories')
+      .select('id')
+      .where('scope', '=', 'FORUM')
+      .where('name', '=', 'Regulations')
+      .executeTakeFirstOrThrow();
     const { topicId, mainId } = await createTopic(t.db, agent, { categoryId: category.id, status: 'ARCHIVED' });
     const reply = await addMessage(t.db, topicId, admin, { parentId: mainId });
     const old = await addMessage(t.db, topicId, admin, { parentId: mainId, createdAt: new Date(Date.now() - 40 * 86_400_000) });
@@ -58,7 +65,11 @@ describe('GET /admin/forum/stats', () => {
     expect(after.messages.last30Days).toBe(before.messages.last30Days + 2);
     expect(after.reports).toEqual({
       total: before.reports.total + 2,
-      byStatus: { PENDING: before.reports.byStatus.PENDING + 1, RESOLVED: before.reports.byStatus.RESOLVED, DISMISSED: before.reports.byStatus.DISMISSED + 1 },
+      byStatus: {
+        PENDING: before.reports.byStatus.PENDING + 1,
+        RESOLVED: before.reports.byStatus.RESOLVED,
+        DISMISSED: before.reports.byStatus.DISMISSED + 1,
+      },
     });
     expect(after.topCategories[0]).toMatchObject({ id: category.id, name: 'Regulations', topicsCount: 2, messagesCount: 4 + 3 });
   });

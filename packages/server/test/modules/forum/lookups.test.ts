@@ -14,7 +14,14 @@ afterAll(async () => t?.close());
 const newCategory = (name: string, values: { scope?: 'FORUM' | 'ANNOUNCEMENT'; is_active?: boolean } = {}) =>
   t.db
     .insertInto('categories')
-    .values({ scope: values.scope ?? 'FORUM', name, description: `${name} description`, color: '#123456', icon: 'truck', is_active: values.is_active ?? true })
+    .values({
+      scope: values.scope ?? 'FORUM',
+      name,
+      description: `${name} description`,
+      color: '#123456',
+      icon: 'truck',
+      is_active: values.is_active ?? true,
+    })
     .returning('id')
     .executeTakeFirstOrThrow()
     .then((r) => r.id);
@@ -56,7 +63,9 @@ describe('GET /trade/forum/categories and /trade/forum/categories/{id}', () => {
     expect(res.status).toBe(200);
     const names = res.body.result.map((c: { name: string }) => c.name);
     expect(names).toEqual([...names].sort((x: string, y: string) => x.localeCompare(y)));
-    expect(names).toEqual(expect.arrayContaining(['General discussion', 'Regulations', 'Routes and logistics', 'Vehicles and maintenance']));
+    expect(names).toEqual(
+      expect.arrayContaining(['General discussion', 'Regulations', 'Routes and logistics', 'Vehicles and maintenance']),
+    );
     expect(names).not.toContain('Company news');
     expect(res.body.result.map((c: { id: number }) => c.id)).not.toContain(inactive);
     const routes = res.body.result.find((c: { name: string }) => c.name === 'Routes and logistics');

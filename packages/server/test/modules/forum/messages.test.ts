@@ -101,7 +101,10 @@ describe('POST /trade/forum/messages', () => {
 
   it('refuses blocked words with 400 CONTENT_MODERATED and short content with 400', async () => {
     const topic = await newTopic(t, agent);
-    const res = await t.call('createForumMessage', { token: agent2, body: { topicId: topic.id, content: 'Cheap Cialis and payday loan offers' } });
+    const res = await t.call('createForumMessage', {
+      token: agent2,
+      body: { topicId: topic.id, content: 'Cheap Cialis and payday loan offers' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ code: 'CONTENT_MODERATED', reason: 'The content contains a blocked word' });
     const short = await t.call('createForumMessage', { token: agent2, body: { topicId: topic.id, content: '  a   ' } });
@@ -158,7 +161,11 @@ describe('PATCH /trade/forum/messages/{id}', () => {
     const topic = await newTopic(t, agent);
     const message = await newMessage(t, agent2, topic.id, null, 'Fist version.');
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const res = await t.call('updateForumMessage', { token: agent2, params: { id: message.id }, body: { content: 'First version, fixed.' } });
+    const res = await t.call('updateForumMessage', {
+      token: agent2,
+      params: { id: message.id },
+      body: { content: 'First version, fixed.' },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result).toMatchObject({ id: message.id, content: 'First version, fixed.' });
     expect(res.body.result.updatedAt > res.body.result.createdAt).toBe(true);
@@ -167,11 +174,19 @@ describe('PATCH /trade/forum/messages/{id}', () => {
   it('lets a supervisor edit and refuses another user with 403 FORBIDDEN', async () => {
     const topic = await newTopic(t, agent);
     const message = await newMessage(t, agent, topic.id, null, 'Written by agent.');
-    const denied = await t.call('updateForumMessage', { token: agent2, params: { id: message.id }, body: { content: 'Changed by agent2' } });
+    const denied = await t.call('updateForumMessage', {
+      token: agent2,
+      params: { id: message.id },
+      body: { content: 'Changed by agent2' },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body.errors).toMatchObject({ code: 'FORBIDDEN' });
     expect((await messageRow(t, message.id)).content).toBe('Written by agent.');
-    const staff = await t.call('updateForumMessage', { token: supervisor, params: { id: message.id }, body: { content: 'Moderated wording' } });
+    const staff = await t.call('updateForumMessage', {
+      token: supervisor,
+      params: { id: message.id },
+      body: { content: 'Moderated wording' },
+    });
     expect(staff.status).toBe(200);
   });
 
@@ -192,7 +207,11 @@ describe('PATCH /trade/forum/messages/{id}', () => {
   it('answers 404 for a deleted or hidden message and 400 CONTENT_MODERATED for blocked words', async () => {
     const topic = await newTopic(t, agent);
     const message = await newMessage(t, agent, topic.id);
-    const moderated = await t.call('updateForumMessage', { token: agent, params: { id: message.id }, body: { content: 'buy followers here' } });
+    const moderated = await t.call('updateForumMessage', {
+      token: agent,
+      params: { id: message.id },
+      body: { content: 'buy followers here' },
+    });
     expect(moderated.status).toBe(400);
     expect(moderated.body.errors).toMatchObject({ code: 'CONTENT_MODERATED' });
     await setMessage(t, message.id, { is_hidden: true });

@@ -30,7 +30,11 @@ describe('POST /trade/forum/messages/{id}/report', () => {
 
   it('accepts a report of the main message and of one’s own message', async () => {
     const topic = await newTopic(t, agent);
-    const res = await t.call('reportForumMessage', { token: agent, params: { id: await mainMessageId(t, topic.id) }, body: { reason: 'OTHER' } });
+    const res = await t.call('reportForumMessage', {
+      token: agent,
+      params: { id: await mainMessageId(t, topic.id) },
+      body: { reason: 'OTHER' },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -38,7 +42,9 @@ describe('POST /trade/forum/messages/{id}/report', () => {
     const topic = await newTopic(t, agent);
     const message = await newMessage(t, agent2, topic.id);
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => t.call('reportForumMessage', { token: manager, params: { id: message.id }, body: { reason: 'SPAM' } })),
+      Array.from({ length: 5 }, () =>
+        t.call('reportForumMessage', { token: manager, params: { id: message.id }, body: { reason: 'SPAM' } }),
+      ),
     );
     const created = results.filter((r) => r.status === 201);
     expect(created).toHaveLength(1);
@@ -77,7 +83,11 @@ describe('GET /trade/forum/my-reports', () => {
     const r2 = await t.call('reportForumMessage', { token: agent2, params: { id: second.id }, body: { reason: 'OTHER' } });
     await t.call('reportForumMessage', { token: manager, params: { id: first.id }, body: { reason: 'SPAM' } });
     const resolvedAt = new Date();
-    await t.db.updateTable('forum_reports').set({ status: 'RESOLVED', resolved_at: resolvedAt }).where('id', '=', r1.body.result.reportId).execute();
+    await t.db
+      .updateTable('forum_reports')
+      .set({ status: 'RESOLVED', resolved_at: resolvedAt })
+      .where('id', '=', r1.body.result.reportId)
+      .execute();
 
     const res = await t.call('listMyForumReports', { token: agent2 });
     expect(res.status).toBe(200);

@@ -73,20 +73,30 @@ describe('POST /trade/forum/topics', () => {
       .executeTakeFirstOrThrow();
     const announcement = await t.db.selectFrom('categories').select('id').where('scope', '=', 'ANNOUNCEMENT').executeTakeFirstOrThrow();
     for (const categoryId of [999_999, inactive.id, announcement.id]) {
-      const before = await t.db.selectFrom('forum_topics').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const before = await t.db
+        .selectFrom('forum_topics')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       const res = await t.call('createForumTopic', {
         token: agent,
         body: { title: 'Category check topic', content: 'Content long enough here.', categoryId },
       });
       expect(res.status).toBe(404);
       expect(res.body.errors).toEqual({ code: 'CATEGORY_NOT_FOUND', categoryId });
-      const after = await t.db.selectFrom('forum_topics').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const after = await t.db
+        .selectFrom('forum_topics')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(after.n)).toBe(Number(before.n));
     }
   });
 
   it('refuses unknown or inactive tags with 404 TAG_NOT_FOUND listing their ids', async () => {
-    const inactive = await t.db.insertInto('tags').values({ name: 'retired-tag', is_active: false }).returning('id').executeTakeFirstOrThrow();
+    const inactive = await t.db
+      .insertInto('tags')
+      .values({ name: 'retired-tag', is_active: false })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const res = await t.call('createForumTopic', {
       token: agent,
       payload: { title: 'Tag check topic', content: 'Content long enough here.', tagIds: [tagIds[0], 888_888, inactive.id] },
@@ -119,7 +129,10 @@ describe('POST /trade/forum/topics', () => {
   });
 
   it('refuses unknown fields with 400', async () => {
-    const res = await t.call('createForumTopic', { token: agent, payload: { title: 'Good title', content: 'Content long enough here.', status: 'CLOSED' } });
+    const res = await t.call('createForumTopic', {
+      token: agent,
+      payload: { title: 'Good title', content: 'Content long enough here.', status: 'CLOSED' },
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -188,7 +201,14 @@ describe('GET /trade/forum/topics', () => {
 
     const page2 = await t.call('listForumTopics', { token: agent, query: { search: 'Sorting', limit: 2, page: 2 } });
     expect(page2.body.result.data.map((d: { id: number }) => d.id)).toEqual([quiet.id]);
-    expect(page2.body.result.meta).toEqual({ total: 3, current_page: 2, total_pages: 2, limit: 2, total_is_exact: true, next_cursor: null });
+    expect(page2.body.result.meta).toEqual({
+      total: 3,
+      current_page: 2,
+      total_pages: 2,
+      limit: 2,
+      total_is_exact: true,
+      next_cursor: null,
+    });
   });
 
   it('refuses a limit above 50 with 400', async () => {
@@ -286,7 +306,9 @@ describe('PATCH /trade/forum/topics/{id}', () => {
 
   it('answers 404 for a hidden or unknown topic, an inactive category or unknown tags', async () => {
     const topic = await newTopic(t, agent);
-    expect((await t.call('updateForumTopic', { token: agent, params: { id: 999_999 }, body: { title: 'New title here' } })).body.errors).toEqual({
+    expect(
+      (await t.call('updateForumTopic', { token: agent, params: { id: 999_999 }, body: { title: 'New title here' } })).body.errors,
+    ).toEqual({
       code: 'TOPIC_NOT_FOUND',
       topicId: 999_999,
     });
@@ -303,7 +325,11 @@ describe('PATCH /trade/forum/topics/{id}', () => {
 
   it('refuses blocked words with 400 CONTENT_MODERATED and an empty body with 400', async () => {
     const topic = await newTopic(t, agent);
-    const res = await t.call('updateForumTopic', { token: agent, params: { id: topic.id }, body: { content: 'Try our online casino tonight!' } });
+    const res = await t.call('updateForumTopic', {
+      token: agent,
+      params: { id: topic.id },
+      body: { content: 'Try our online casino tonight!' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toMatchObject({ code: 'CONTENT_MODERATED' });
     const empty = await t.call('updateForumTopic', { token: agent, params: { id: topic.id }, body: {} });

@@ -98,7 +98,11 @@ describe('POST /trade/forum/messages/{id}/like', () => {
   it('accepts votes in closed topics', async () => {
     const topic = await newTopic(t, agent);
     await setTopic(t, topic.id, { status: 'CLOSED' });
-    const res = await t.call('voteForumMessage', { token: agent2, params: { id: await mainMessageId(t, topic.id) }, body: { action: 'LIKE' } });
+    const res = await t.call('voteForumMessage', {
+      token: agent2,
+      params: { id: await mainMessageId(t, topic.id) },
+      body: { action: 'LIKE' },
+    });
     expect(res.status).toBe(200);
   });
 
@@ -159,7 +163,11 @@ describe('POST /trade/forum/topics/{id}/like', () => {
     );
     expect(same.every((r) => r.status === 200)).toBe(true);
     expect((await topicRow(t, topic.id))?.likes_count).toBe(1);
-    await Promise.all([agent, manager, supervisor, admin].map((token) => t.call('likeForumTopic', { token, params: { id: topic.id }, body: { action: 'LIKE' } })));
+    await Promise.all(
+      [agent, manager, supervisor, admin].map((token) =>
+        t.call('likeForumTopic', { token, params: { id: topic.id }, body: { action: 'LIKE' } }),
+      ),
+    );
     expect((await topicRow(t, topic.id))?.likes_count).toBe(5);
     const rows = await t.db.selectFrom('forum_topic_likes').select('user_id').where('topic_id', '=', topic.id).execute();
     expect(rows).toHaveLength(5);

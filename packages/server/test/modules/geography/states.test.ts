@@ -16,7 +16,10 @@ let sequence = 0;
 const nextCode = () => `T${sequence++}`;
 
 async function createState(countryCode = 'SN', name = 'Test region') {
-  const res = await t.call('createConfigState', { token: supervisor, body: { countryId: countries[countryCode]!, code: nextCode(), name } });
+  const res = await t.call('createConfigState', {
+    token: supervisor,
+    body: { countryId: countries[countryCode]!, code: nextCode(), name },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.result as { id: number; code: string; countryId: number };
 }
@@ -60,7 +63,11 @@ describe('GET /admin/configurations/states (listConfigStates)', () => {
 
 describe('POST /admin/configurations/states (createConfigState)', () => {
   it('creates an active state, also in an inactive country', async () => {
-    const country = await t.db.insertInto('countries').values({ code: 'BF', name: 'Burkina Faso', is_active: false }).returning('id').executeTakeFirstOrThrow();
+    const country = await t.db
+      .insertInto('countries')
+      .values({ code: 'BF', name: 'Burkina Faso', is_active: false })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const res = await t.call('createConfigState', { token: supervisor, body: { countryId: country.id, code: '03', name: 'Centre' } });
     expect(res.status).toBe(201);
     expect(res.body.result).toMatchObject({ countryId: country.id, country: { code: 'BF' }, code: '03', name: 'Centre', isActive: true });
@@ -69,10 +76,16 @@ describe('POST /admin/configurations/states (createConfigState)', () => {
   });
 
   it('refuses a code already used in the country with 409 ALREADY_EXISTS, but accepts it in another country', async () => {
-    const duplicate = await t.call('createConfigState', { token: supervisor, body: { countryId: countries.CI!, code: 'VB', name: 'Again' } });
+    const duplicate = await t.call('createConfigState', {
+      token: supervisor,
+      body: { countryId: countries.CI!, code: 'VB', name: 'Again' },
+    });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'state', field: 'code', value: 'VB' });
-    const elsewhere = await t.call('createConfigState', { token: supervisor, body: { countryId: countries.SN!, code: 'VB', name: 'Elsewhere' } });
+    const elsewhere = await t.call('createConfigState', {
+      token: supervisor,
+      body: { countryId: countries.SN!, code: 'VB', name: 'Elsewhere' },
+    });
     expect(elsewhere.status).toBe(201);
   });
 
@@ -102,9 +115,19 @@ describe('GET /admin/configurations/states/{id} (getConfigStateById)', () => {
 describe('PATCH /admin/configurations/states/{id} (updateConfigState)', () => {
   it('changes the fields sent, including the country', async () => {
     const state = await createState('SN');
-    const res = await t.call('updateConfigState', { token: supervisor, params: { id: state.id }, body: { countryId: countries.MA!, name: 'Moved' } });
+    const res = await t.call('updateConfigState', {
+      token: supervisor,
+      params: { id: state.id },
+      body: { countryId: countries.MA!, name: 'Moved' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id: state.id, countryId: countries.MA, country: { code: 'MA' }, code: state.code, name: 'Moved' });
+    expect(res.body.result).toMatchObject({
+      id: state.id,
+      countryId: countries.MA,
+      country: { code: 'MA' },
+      code: state.code,
+      name: 'Moved',
+    });
   });
 
   it('refuses a code already used in the target country with 409 ALREADY_EXISTS', async () => {
@@ -129,4 +152,3 @@ describe('PATCH /admin/configurations/states/{id} (updateConfigState)', () => {
     expect(unknownCountry.body.errors).toEqual({ code: 'RESOURCE_NOT_FOUND', resource: 'country', id: 4242 });
   });
 });
-

@@ -6,7 +6,11 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 import { fileComplaint, loadRefs, moveTo, type Refs } from '../complaints/fixtures.js';
 
 /** A real SMTP server on a free loopback port: it keeps what it accepts and refuses "bounce" recipients. */
-interface Received { from: string; to: string[]; raw: string }
+interface Received {
+  from: string;
+  to: string[];
+  raw: string;
+}
 const received: Received[] = [];
 const smtp = new SMTPServer({
   disabledCommands: ['STARTTLS', 'AUTH'],
@@ -34,7 +38,12 @@ let refs: Refs;
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const { port } = smtp.server.address() as AddressInfo;
-  const mail = { ...testConfig().mail, smtpUrl: `smtp://127.0.0.1:${port}`, from: 'Transport Ops <ops@transport-ops.example>', maxAttempts: 3 };
+  const mail = {
+    ...testConfig().mail,
+    smtpUrl: `smtp://127.0.0.1:${port}`,
+    from: 'Transport Ops <ops@transport-ops.example>',
+    maxAttempts: 3,
+  };
   t = await createTestApp({ mail });
   refs = await loadRefs(t);
 });
@@ -57,7 +66,13 @@ async function customer(email: string | null, phone: string | null = null) {
 
 describe('notification outbox worker', () => {
   it('sends the resolution e-mail through SMTP and records it SENT, visible to admins', async () => {
-    const { id } = await fileComplaint(t, refs, 'agent', { label: 'Crates of apples bruised' }, await customer('a.moreau@vallee-fruits.example'));
+    const { id } = await fileComplaint(
+      t,
+      refs,
+      'agent',
+      { label: 'Crates of apples bruised' },
+      await customer('a.moreau@vallee-fruits.example'),
+    );
     await moveTo(t, id, ['IN_PROGRESS', 'RESOLVED']);
     expect((await notificationsOf(id))[0]).toMatchObject({ status: 'QUEUED', attempts: 0, sent_at: null });
 
@@ -70,10 +85,14 @@ describe('notification outbox worker', () => {
     expect(mail!.raw).toContain('Hello Amandine Moreau,');
 
     const res = await t.call('listComplaintNotifications', { token: await t.token('supervisor'), params: { id } });
-    expect(res.body.result).toEqual([expect.objectContaining({ status: 'SENT', attempts: 1, lastError: null, sentAt: expect.any(String) })]);
+    expect(res.body.result).toEqual([
+      expect.objectContaining({ status: 'SENT', attempts: 1, lastError: null, sentAt: expect.any(String) }),
+    ]);
     const admin = await t.call('listNotifications', { token: await t.token('admin'), query: { status: 'SENT' } });
     expect(admin.status).toBe(200);
-    expect(admin.body.result.data).toEqual(expect.arrayContaining([expect.objectContaining({ complaintId: id, status: 'SENT', channel: 'EMAIL' })]));
+    expect(admin.body.result.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ complaintId: id, status: 'SENT', channel: 'EMAIL' })]),
+    );
     expect(admin.body.result.data.every((n: { status: string }) => n.status === 'SENT')).toBe(true);
 
     expect((await t.app.processOutboxOnce()).sent).toBe(0); // sent once, never again
@@ -97,7 +116,9 @@ describe('notification outbox worker', () => {
     const [last] = await notificationsOf(id);
     expect(last).toMatchObject({ status: 'FAILED', attempts: 3, sent_at: null });
     const failed = await t.call('listNotifications', { token: await t.token('admin'), query: { status: 'FAILED', channel: 'EMAIL' } });
-    expect(failed.body.result.data).toEqual([expect.objectContaining({ complaintId: id, status: 'FAILED', attempts: 3, lastError: expect.stringContaining('550') })]);
+    expect(failed.body.result.data).toEqual([
+      expect.objectContaining({ complaintId: id, status: 'FAILED', attempts: 3, lastError: expect.stringContaining('550') }),
+    ]);
     expect(failed.body.result.meta).toEqual({ total: 1, current_page: 1, total_pages: 1, limit: 10 });
   });
 
@@ -105,7 +126,11 @@ describe('notification outbox worker', () => {
     const { id } = await fileComplaint(t, refs, 'agent', {}, await customer('restart@vallee-fruits.example'));
     await moveTo(t, id, ['IN_PROGRESS', 'RESOLVED']);
     // As a process that claimed the row and stopped before sending leaves it: one attempt counted, lease over.
-    await t.db.updateTable('complaint_notifications').set({ attempts: 1, next_attempt_at: new Date(Date.now() - 1000) }).where('complaint_id', '=', id).execute();
+    await t.db
+      .updateTable('complaint_notifications')
+      .set({ attempts: 1, next_attempt_at: new Date(Date.now() - 1000) })
+      .where('complaint_id', '=', id)
+      .execute();
     await t.app.processOutboxOnce();
     expect((await notificationsOf(id))[0]).toMatchObject({ status: 'SENT', attempts: 2 });
     expect(received.filter((m) => m.to.includes('restart@vallee-fruits.example'))).toHaveLength(1);

@@ -20,7 +20,12 @@ async function newOrganization(body: Record<string, unknown> = {}) {
   counter += 1;
   const res = await t.call('createOrganization', {
     token: await t.token('admin'),
-    body: { name: `Depot ${counter}`, code: `DEPOT-${counter}-${Math.random().toString(36).slice(2, 6).toUpperCase()}`, type: 'TEAM', ...body },
+    body: {
+      name: `Depot ${counter}`,
+      code: `DEPOT-${counter}-${Math.random().toString(36).slice(2, 6).toUpperCase()}`,
+      type: 'TEAM',
+      ...body,
+    },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.result;
@@ -55,7 +60,7 @@ describe('GET /admin/organizations (listOrganizations)', () => {
     expect(byCode('TOG-FRN')!.path).toEqual([{ id: org.TOG, name: 'Transport Ops Group' }]);
   });
 
-  it('puts a new child right after its parent\'s subtree position (depth first)', async () => {
+  it("puts a new child right after its parent's subtree position (depth first)", async () => {
     const child = await newOrganization({ name: 'Alpha Night Shift', parentId: org['TOG-FRN-ALPHA'] });
     const res = await t.call('listOrganizations', { token: await t.token('admin'), query: { limit: 100 } });
     const list = codes(res);
@@ -112,7 +117,10 @@ describe('POST /admin/organizations (createOrganization)', () => {
       isActive: true,
       membersCount: 0,
       childrenCount: 0,
-      path: [{ id: org.TOG, name: 'Transport Ops Group' }, { id: org['TOG-FRN'], name: 'France North Region' }],
+      path: [
+        { id: org.TOG, name: 'Transport Ops Group' },
+        { id: org['TOG-FRN'], name: 'France North Region' },
+      ],
     });
   });
 
@@ -136,13 +144,19 @@ describe('POST /admin/organizations (createOrganization)', () => {
   it('refuses an inactive manager account with 400', async () => {
     const account = await createAccount(t, { level: 'team_manager', actor: 'AGENT' });
     await t.call('deactivateAgent', { token: await t.token('supervisor'), params: { id: account.actorId! } });
-    const res = await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'X', code: 'INACTIVE-MGR', type: 'TEAM', managerUserId: account.userId } });
+    const res = await t.call('createOrganization', {
+      token: await t.token('admin'),
+      body: { name: 'X', code: 'INACTIVE-MGR', type: 'TEAM', managerUserId: account.userId },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(['body/managerUserId must reference an active account']);
   });
 
   it('refuses a used code with 409 ALREADY_EXISTS', async () => {
-    const res = await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'Other', code: 'TOG-FRN', type: 'REGION' } });
+    const res = await t.call('createOrganization', {
+      token: await t.token('admin'),
+      body: { name: 'Other', code: 'TOG-FRN', type: 'REGION' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'organization', field: 'code', value: 'TOG-FRN' });
   });
@@ -150,15 +164,21 @@ describe('POST /admin/organizations (createOrganization)', () => {
   it('lets exactly one of parallel creations with the same code win', async () => {
     const admin = await t.token('admin');
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => t.call('createOrganization', { token: admin, body: { name: `Race ${i}`, code: 'RACE-CODE', type: 'TEAM' } })),
+      Array.from({ length: 4 }, (_, i) =>
+        t.call('createOrganization', { token: admin, body: { name: `Race ${i}`, code: 'RACE-CODE', type: 'TEAM' } }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
     expect(await t.db.selectFrom('organizations').select('id').where('code', '=', 'RACE-CODE').execute()).toHaveLength(1);
   });
 
   it('refuses a lower-case code with 400 and a supervisor with 403', async () => {
-    expect((await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'X', code: 'lower', type: 'TEAM' } })).status).toBe(400);
-    expect((await t.call('createOrganization', { token: await t.token('supervisor'), body: { name: 'X', code: 'SUP', type: 'TEAM' } })).status).toBe(403);
+    expect(
+      (await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'X', code: 'lower', type: 'TEAM' } })).status,
+    ).toBe(400);
+    expect(
+      (await t.call('createOrganization', { token: await t.token('supervisor'), body: { name: 'X', code: 'SUP', type: 'TEAM' } })).status,
+    ).toBe(403);
   });
 });
 
@@ -201,13 +221,20 @@ describe('PATCH /admin/organizations/{id} (updateOrganization)', () => {
     const team = await newOrganization({ parentId: region.id });
     const target = await newOrganization({ type: 'REGION', name: 'South Region', parentId: org.TOG });
 
-    const moved = await t.call('updateOrganization', { token: admin, params: { id: region.id }, body: { parentId: target.id, name: 'West Region', countryId: null } });
+    const moved = await t.call('updateOrganization', {
+      token: admin,
+      params: { id: region.id },
+      body: { parentId: target.id, name: 'West Region', countryId: null },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body.result).toMatchObject({
       name: 'West Region',
       parentId: target.id,
       country: null,
-      path: [{ id: org.TOG, name: 'Transport Ops Group' }, { id: target.id, name: 'South Region' }],
+      path: [
+        { id: org.TOG, name: 'Transport Ops Group' },
+        { id: target.id, name: 'South Region' },
+      ],
       children: [{ id: team.id, name: team.name, type: 'TEAM' }],
     });
     const child = await t.call('getOrganizationById', { token: admin, params: { id: team.id } });
@@ -219,7 +246,11 @@ describe('PATCH /admin/organizations/{id} (updateOrganization)', () => {
 
   it('refuses a move under itself or a descendant with 409 ORGANIZATION_CYCLE', async () => {
     const admin = await t.token('admin');
-    const under = await t.call('updateOrganization', { token: admin, params: { id: org['TOG-FRN'] }, body: { parentId: org['TOG-FRN-ALPHA'] } });
+    const under = await t.call('updateOrganization', {
+      token: admin,
+      params: { id: org['TOG-FRN'] },
+      body: { parentId: org['TOG-FRN-ALPHA'] },
+    });
     expect(under.status).toBe(409);
     expect(under.body.errors).toEqual({ code: 'ORGANIZATION_CYCLE', organizationId: org['TOG-FRN'], parentId: org['TOG-FRN-ALPHA'] });
     const self = await t.call('updateOrganization', { token: admin, params: { id: org['TOG-FRN'] }, body: { parentId: org['TOG-FRN'] } });
@@ -285,7 +316,11 @@ describe('DELETE /admin/organizations/{id} (deleteOrganization)', () => {
     expect(region.body.errors.usageCount).toBeGreaterThanOrEqual(4);
 
     const holder = await newOrganization();
-    await t.call('updateAgent', { token: await t.token('supervisor'), params: { id: await actorIdOf(t, 'agent2') }, body: { organizationId: holder.id } });
+    await t.call('updateAgent', {
+      token: await t.token('supervisor'),
+      params: { id: await actorIdOf(t, 'agent2') },
+      body: { organizationId: holder.id },
+    });
     const withActor = await t.call('deleteOrganization', { token: admin, params: { id: holder.id } });
     expect(withActor.status).toBe(409);
     expect(withActor.body.errors.usageCount).toBe(1);

@@ -33,7 +33,11 @@ describe('the organization tree drives team scope', () => {
     const moved = await t.call('updateOrganization', { token: await t.token('admin'), params: { id: beta }, body: { parentId: alpha } });
     expect(moved.status).toBe(200);
     expect(moved.body.result.parent).toEqual({ id: alpha, name: 'Team Alpha' });
-    expect(moved.body.result.path.map((p: { name: string }) => p.name)).toEqual(['Transport Ops Group', 'France North Region', 'Team Alpha']);
+    expect(moved.body.result.path.map((p: { name: string }) => p.name)).toEqual([
+      'Transport Ops Group',
+      'France North Region',
+      'Team Alpha',
+    ]);
 
     // After: the same token (its organization is Team Alpha) now reaches Team Beta's agents.
     expect(await listIds()).toEqual(expect.arrayContaining([agent, agent2]));
@@ -46,7 +50,12 @@ describe('the organization tree drives team scope', () => {
     expect(alphaDetail.body.result.children).toEqual([{ id: beta, name: 'Team Beta', type: 'TEAM' }]);
 
     const stats = await t.call('getActorStats', { token: manager });
-    const agents = await t.db.selectFrom('actors').select('id').where('actor_role', '=', 'AGENT').where('organization_id', 'in', [alpha, beta]).execute();
+    const agents = await t.db
+      .selectFrom('actors')
+      .select('id')
+      .where('actor_role', '=', 'AGENT')
+      .where('organization_id', 'in', [alpha, beta])
+      .execute();
     expect(stats.body.result.agents.total).toBe(agents.length);
   });
 });

@@ -23,7 +23,10 @@ describe('PUT /trade/profile/avatar (uploadAvatar) and GET /trade/users/{id}/ava
     const res = await t.call('uploadAvatar', { token: await t.token('agent'), ...(await avatarForm('me.png', PNG)) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const id = await userId('agent');
-    expect(res.body).toMatchObject({ message: 'Avatar updated', result: { userId: id, avatar: expect.stringMatching(new RegExp(`^/trade/users/${id}/avatar\\?v=\\d+$`)) } });
+    expect(res.body).toMatchObject({
+      message: 'Avatar updated',
+      result: { userId: id, avatar: expect.stringMatching(new RegExp(`^/trade/users/${id}/avatar\\?v=\\d+$`)) },
+    });
 
     const picture = await t.call('getUserAvatar', { token: await t.token('agent2'), params: { id } });
     expect(picture.status).toBe(200);
@@ -34,7 +37,12 @@ describe('PUT /trade/profile/avatar (uploadAvatar) and GET /trade/users/{id}/ava
       token: await t.token('agent'),
       body: { title: 'Avatar check topic', content: 'Does my picture show next to my name?' },
     });
-    expect(topic.body.result.author).toEqual({ id, firstName: expect.any(String), lastName: expect.any(String), avatar: res.body.result.avatar });
+    expect(topic.body.result.author).toEqual({
+      id,
+      firstName: expect.any(String),
+      lastName: expect.any(String),
+      avatar: res.body.result.avatar,
+    });
   });
 
   it('refuses a file whose bytes are not a picture, whatever its name and declared type, with 400 UPLOAD_REJECTED', async () => {
@@ -42,7 +50,13 @@ describe('PUT /trade/profile/avatar (uploadAvatar) and GET /trade/users/{id}/ava
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({
       code: 'UPLOAD_REJECTED',
-      rejected: [{ filename: 'photo.png', code: 'FILE_TYPE_NOT_ALLOWED', message: 'The file content is application/pdf; accepted: image/png, image/jpeg, image/webp' }],
+      rejected: [
+        {
+          filename: 'photo.png',
+          code: 'FILE_TYPE_NOT_ALLOWED',
+          message: 'The file content is application/pdf; accepted: image/png, image/jpeg, image/webp',
+        },
+      ],
     });
     const row = await t.db.selectFrom('users').select('avatar_mime').where('username', '=', 'agent2').executeTakeFirstOrThrow();
     expect(row.avatar_mime).toBeNull();

@@ -1,3 +1,4 @@
+import { parse as parseCsv } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
@@ -11,25 +12,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Parses the CSV the endpoint sends (csv-stringify's RFC 4180 output) into records. */
-function parse(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') record.push(field), (field = '');
-    else if (c === '\n') record.push(field), records.push(record), (record = []), (field = '');
-    else field += c;
-  }
-  return records;
-}
+/** Parses the CSV the endpoint sends into records (csv-parse reads what csv-stringify writes). */
+const parse = (text: string): string[][] => parseCsv(text);
 
 describe('GET /admin/reports/transports/export (exportTransportsReport)', () => {
   it('streams every matching transport as CSV in id order, across several batches', async () => {
@@ -44,23 +28,48 @@ describe('GET /admin/reports/transports/export (exportTransportsReport)', () => 
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="transports-\d{4}-\d{2}-\d{2}\.csv"/);
     const [header, ...rows] = parse(res.raw.body);
     expect(header).toEqual([
-      'id', 'loadingNumber', 'status', 'validationLevel', 'loadingPoint', 'unloadingPoint', 'vehicleType', 'vehiclePlateNumber',
-      'productLabel', 'productQuantity', 'totalProductValue', 'customer', 'createdBy', 'createdAt',
+      'id',
+      'loadingNumber',
+      'status',
+      'validationLevel',
+      'loadingPoint',
+      'unloadingPoint',
+      'vehicleType',
+      'vehiclePlateNumber',
+      'productLabel',
+      'productQuantity',
+      'totalProductValue',
+      'customer',
+      'createdBy',
+      'createdAt',
     ]);
     expect(rows).toHaveLength(2500);
     const ids = rows.map((r) => Number(r[0]));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(2500);
     expect(rows[0]).toEqual([
-      String(ids[0]), expect.stringMatching(/^TRP-\d{8}-\d{6,}$/), 'PENDING', '0', 'Le Havre, "Terminal de France", quai 1', '',
-      'Semi-trailer truck', '', 'Containers', '', '', '', 'agent', expect.stringMatching(/Z$/),
+      String(ids[0]),
+      expect.stringMatching(/^TRP-\d{8}-\d{6,}$/),
+      'PENDING',
+      '0',
+      'Le Havre, "Terminal de France", quai 1',
+      '',
+      'Semi-trailer truck',
+      '',
+      'Containers',
+      '',
+      '',
+      '',
+      'agent',
+      expect.stringMatching(/Z$/),
     ]);
   });
 
   it('applies the filters of the list', async () => {
     const created = await createTransport(t, refs, 'agent2', { loadingPoint: 'Abidjan, port autonome', productLabel: 'Cocoa beans' });
     const res = await t.call('exportTransportsReport', {
-      token: await t.token('admin'), query: { loadingPoint: 'abidjan, port', status: 'PENDING', createdBy: refs.user('agent2') },
+      token: await t.token('admin'),
+      query: { loadingPoint: 'abidjan, port', status: 'PENDING', createdBy: refs.user('agent2') },
     });
     const [, ...rows] = parse(res.raw.body);
     expect(rows.map((r) => [Number(r[0]), r[4], r[8], r[12]])).toEqual([[created.id, 'Abidjan, port autonome', 'Cocoa beans', 'agent2']]);
@@ -71,7 +80,8 @@ describe('GET /admin/reports/transports/export (exportTransportsReport)', () => 
     expect(manager.status).toBe(403);
     expect(manager.body.errors).toEqual({ code: 'FORBIDDEN', requiredRoles: ['supervisor', 'admin', 'super_admin'] });
     const reversed = await t.call('exportTransportsReport', {
-      token: await t.token('admin'), query: { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' },
+      token: await t.token('admin'),
+      query: { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' },
     });
     expect(reversed.status).toBe(400);
     expect(reversed.body.errors).toEqual(['querystring/startDate must not be after endDate']);
@@ -89,13 +99,37 @@ describe('GET /admin/reports/complaints/export (exportComplaintsReport)', () => 
     expect(res.status).toBe(200);
     const [header, ...rows] = parse(res.raw.body);
     expect(header).toEqual([
-      'id', 'publicId', 'label', 'status', 'complaintType', 'transportId', 'customer', 'amountPaid', 'timeLost', 'createdBy',
-      'assignedTo', 'createdAt', 'resolvedAt',
+      'id',
+      'publicId',
+      'label',
+      'status',
+      'complaintType',
+      'transportId',
+      'customer',
+      'amountPaid',
+      'timeLost',
+      'createdBy',
+      'assignedTo',
+      'createdAt',
+      'resolvedAt',
     ]);
-    expect(rows).toEqual([[
-      String(filed.body.result.id), filed.body.result.publicId, 'Wet pallets, "urgent"', 'PENDING', '', String(transport.id),
-      expect.stringContaining('Fatou'), '99.5', '', 'agent', '', expect.stringMatching(/Z$/), '',
-    ]]);
+    expect(rows).toEqual([
+      [
+        String(filed.body.result.id),
+        filed.body.result.publicId,
+        'Wet pallets, "urgent"',
+        'PENDING',
+        '',
+        String(transport.id),
+        expect.stringContaining('Fatou'),
+        '99.5',
+        '',
+        'agent',
+        '',
+        expect.stringMatching(/Z$/),
+        '',
+      ],
+    ]);
     expect(res.raw.body).toContain('"Wet pallets, ""urgent"""');
   });
 

@@ -33,18 +33,26 @@ describe('GET /admin/reports/statistics (getReportStatistics)', () => {
     expect(countOf(transports.byStatus, 'IN_PROGRESS')).toBe(1);
     expect(transports.byStatus).toHaveLength(7);
     expect(complaints).toEqual(expect.objectContaining({ total: 0, resolvedCount: 0, averageResolutionHours: null, amountPaid: 0 }));
-    expect(users).toEqual([{ userId: refs.user('agent'), username: 'agent', transportsCreated: 2, complaintsCreated: 0, complaintsResolved: 0 }]);
+    expect(users).toEqual([
+      { userId: refs.user('agent'), username: 'agent', transportsCreated: 2, complaintsCreated: 0, complaintsResolved: 0 },
+    ]);
   });
 
   it('gives a supervisor the global figures', async () => {
     const res = await statistics('supervisor');
-    expect(res.body.result).toMatchObject({ scope: 'GLOBAL', transports: { total: 3, awaitingLevel1: 1, awaitingLevel2: 1, totalProductValue: 1107 } });
+    expect(res.body.result).toMatchObject({
+      scope: 'GLOBAL',
+      transports: { total: 3, awaitingLevel1: 1, awaitingLevel2: 1, totalProductValue: 1107 },
+    });
     expect(res.body.result.users.map((u: { username: string }) => u.username)).toEqual(['agent', 'agent2']);
   });
 
   it('counts complaints with their resolution, and the user who resolved them', async () => {
     const transport = await createTransport(t, refs, 'agent');
-    const filed = await t.call('createComplaint', { token: await t.token('agent'), body: { transportId: transport.id, label: 'Scratched coils', amountPaid: 250 } });
+    const filed = await t.call('createComplaint', {
+      token: await t.token('agent'),
+      body: { transportId: transport.id, label: 'Scratched coils', amountPaid: 250 },
+    });
     const id = filed.body.result.id;
     for (const status of ['IN_PROGRESS', 'RESOLVED']) {
       await t.call('changeComplaintStatus', { token: await t.token('manager'), params: { id }, payload: { status } });
@@ -52,9 +60,11 @@ describe('GET /admin/reports/statistics (getReportStatistics)', () => {
     const res = await statistics('manager');
     expect(res.body.result.complaints).toMatchObject({ total: 1, resolvedCount: 1, amountPaid: 250, averageResolutionHours: 0 });
     expect(countOf(res.body.result.complaints.byStatus, 'RESOLVED')).toBe(1);
-    expect(res.body.result.users).toEqual(expect.arrayContaining([
-      { userId: refs.user('manager'), username: 'manager', transportsCreated: 0, complaintsCreated: 0, complaintsResolved: 1 },
-    ]));
+    expect(res.body.result.users).toEqual(
+      expect.arrayContaining([
+        { userId: refs.user('manager'), username: 'manager', transportsCreated: 0, complaintsCreated: 0, complaintsResolved: 1 },
+      ]),
+    );
   });
 
   it('covers all time without a period, and nothing in a period before the seed', async () => {

@@ -35,7 +35,11 @@ describe('GET /admin/configurations/roles (listConfigRoles)', () => {
       [5, 'SUPERVISOR'],
     ]);
     expect(system[2]).toMatchObject({ accessLevel: 'agent', isSystem: true, isActive: true });
-    const agents = await t.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role_id', '=', 3).executeTakeFirstOrThrow();
+    const agents = await t.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('role_id', '=', 3)
+      .executeTakeFirstOrThrow();
     expect(system[2]!.usersCount).toBe(Number(agents.n));
   });
 
@@ -86,9 +90,19 @@ describe('GET /admin/configurations/roles/{id} (getConfigRoleById)', () => {
 
 describe('PATCH /admin/configurations/roles/{id} (updateConfigRole)', () => {
   it('renames a system role but refuses a change of its code or access level with 409 NOT_EDITABLE', async () => {
-    const renamed = await t.call('updateConfigRole', { token: root, params: { id: 3 }, body: { name: 'Field agent', description: 'Own records only' } });
+    const renamed = await t.call('updateConfigRole', {
+      token: root,
+      params: { id: 3 },
+      body: { name: 'Field agent', description: 'Own records only' },
+    });
     expect(renamed.status).toBe(200);
-    expect(renamed.body.result).toMatchObject({ id: 3, code: 'AGENT', name: 'Field agent', description: 'Own records only', accessLevel: 'agent' });
+    expect(renamed.body.result).toMatchObject({
+      id: 3,
+      code: 'AGENT',
+      name: 'Field agent',
+      description: 'Own records only',
+      accessLevel: 'agent',
+    });
 
     const sameCode = await t.call('updateConfigRole', { token: root, params: { id: 3 }, body: { code: 'AGENT', name: 'Agent' } });
     expect(sameCode.status).toBe(200);
@@ -124,7 +138,11 @@ describe('PATCH /admin/configurations/roles/{id} (updateConfigRole)', () => {
     const role = await createRole();
     const holder = await createUser(t, { roleId: role.id });
     const { access_token } = await login(t, holder.username);
-    const res = await t.call('updateConfigRole', { token: root, params: { id: role.id }, body: { name: 'Renamed desk', description: null } });
+    const res = await t.call('updateConfigRole', {
+      token: root,
+      params: { id: role.id },
+      body: { name: 'Renamed desk', description: null },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result).toMatchObject({ name: 'Renamed desk', description: null });
     expect(await profileStatus(t, access_token)).toBe(200);

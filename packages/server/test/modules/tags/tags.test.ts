@@ -13,7 +13,11 @@ let counter = 0;
 const uniqueName = (prefix = 'tag') => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
 const create = (body: object, token = supervisor) => t.call('createConfigTag', { payload: body, token });
 const rowsNamed = (name: string) =>
-  t.db.selectFrom('tags').selectAll().where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase()).execute();
+  t.db
+    .selectFrom('tags')
+    .selectAll()
+    .where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase())
+    .execute();
 const seeded = (name: string) => t.db.selectFrom('tags').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
 
 describe('GET /admin/configurations/tags', () => {
@@ -53,7 +57,18 @@ describe('GET /admin/configurations/tags', () => {
     expect(usage[0]).toBe(4);
 
     const byName = await t.call('listConfigTags', { query: { sortBy: 'name', sortOrder: 'ASC', limit: 100 }, token: supervisor });
-    const seededNames = ['customs', 'fuel', 'maintenance', 'platform', 'regulation', 'route-planning', 'safety', 'tips', 'training', 'urgent'];
+    const seededNames = [
+      'customs',
+      'fuel',
+      'maintenance',
+      'platform',
+      'regulation',
+      'route-planning',
+      'safety',
+      'tips',
+      'training',
+      'urgent',
+    ];
     const names = byName.body.result.data.map((g: { name: string }) => g.name);
     expect(names.filter((n: string) => seededNames.includes(n))).toEqual(seededNames);
 
@@ -111,7 +126,11 @@ describe('PATCH /admin/configurations/tags/{id}', () => {
   it('accepts a change of case of its own name', async () => {
     const created = await create({ name: uniqueName('case') });
     const id = created.body.result.id;
-    const res = await t.call('updateConfigTag', { params: { id }, body: { name: created.body.result.name.toUpperCase() }, token: supervisor });
+    const res = await t.call('updateConfigTag', {
+      params: { id },
+      body: { name: created.body.result.name.toUpperCase() },
+      token: supervisor,
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.name).toBe(created.body.result.name.toUpperCase());
   });

@@ -37,29 +37,41 @@ const PATH_TO: Record<string, string[]> = {
 };
 const ALL_ACTIONS = ['VALIDATE', 'REJECT', 'START', 'FINISH', 'REPORT_PROBLEM', 'ARCHIVE', 'REACTIVATE', 'RESUME', 'CANCEL'];
 const statusOf = (state: string) => (state === 'LEVEL_1_VALIDATED' ? 'PENDING' : state);
-const LEVEL_OF: Record<string, number | null> = { 'PENDING VALIDATE': 1, 'PENDING REJECT': 1, 'LEVEL_1_VALIDATED VALIDATE': 2, 'LEVEL_1_VALIDATED REJECT': 2 };
+const LEVEL_OF: Record<string, number | null> = {
+  'PENDING VALIDATE': 1,
+  'PENDING REJECT': 1,
+  'LEVEL_1_VALIDATED VALIDATE': 2,
+  'LEVEL_1_VALIDATED REJECT': 2,
+};
 
 const act = async (user: 'agent' | 'agent2' | 'manager' | 'supervisor' | 'admin', id: number, action: string, comment?: string) =>
   t.call('applyTransportAction', { token: await t.token(user), params: { id }, payload: { action, ...(comment ? { comment } : {}) } });
 
 describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
-  it.each(MACHINE)('in %s, %s leads to %s at validation level %s and is recorded in the history', async (from, action, to, level, allowedAfter) => {
-    const created = await createTransport(t, refs, 'agent');
-    await applyActions(t, created.id, PATH_TO[from]!);
-    const res = await act('supervisor', created.id, action, `${action} by the supervisor`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.result).toMatchObject({ id: created.id, status: to, validationLevel: level, allowedActions: allowedAfter });
-    const last = await t.db
-      .selectFrom('transport_status_history')
-      .selectAll()
-      .where('transport_id', '=', created.id)
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow();
-    expect(last).toMatchObject({
-      from_status: statusOf(from), to_status: to, action, comment: `${action} by the supervisor`, created_by: refs.user('supervisor'),
-      validation_level: LEVEL_OF[`${from} ${action}`] ?? null,
-    });
-  });
+  it.each(MACHINE)(
+    'in %s, %s leads to %s at validation level %s and is recorded in the history',
+    async (from, action, to, level, allowedAfter) => {
+      const created = await createTransport(t, refs, 'agent');
+      await applyActions(t, created.id, PATH_TO[from]!);
+      const res = await act('supervisor', created.id, action, `${action} by the supervisor`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.result).toMatchObject({ id: created.id, status: to, validationLevel: level, allowedActions: allowedAfter });
+      const last = await t.db
+        .selectFrom('transport_status_history')
+        .selectAll()
+        .where('transport_id', '=', created.id)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(last).toMatchObject({
+        from_status: statusOf(from),
+        to_status: to,
+        action,
+        comment: `${action} by the supervisor`,
+        created_by: refs.user('supervisor'),
+        validation_level: LEVEL_OF[`${from} ${action}`] ?? null,
+      });
+    },
+  );
 
   it.each(Object.keys(PATH_TO))('in %s, refuses every action not offered with 409 INVALID_STATUS_TRANSITION', async (state) => {
     const created = await createTransport(t, refs, 'agent');
@@ -82,11 +94,23 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
       result: { status: 'PENDING', validationLevel: 1, allowedActions: [] },
     });
     const second = await act('supervisor', created.id, 'VALIDATE', 'Customer confirmed');
-    expect(second.body).toMatchObject({ message: 'Transport validated', result: { status: 'VALIDATED', validationLevel: 2, allowedActions: ['START'] } });
+    expect(second.body).toMatchObject({
+      message: 'Transport validated',
+      result: { status: 'VALIDATED', validationLevel: 2, allowedActions: ['START'] },
+    });
 
     const history = await t.call('getTransportStatusHistory', { token: await t.token('manager'), params: { id: created.id } });
-    expect(history.body.result.map((h: { action: string; fromStatus: string | null; toStatus: string; validationLevel: number | null; createdBy: { id: number } }) =>
-      [h.action, h.fromStatus, h.toStatus, h.validationLevel, h.createdBy.id])).toEqual([
+    expect(
+      history.body.result.map(
+        (h: { action: string; fromStatus: string | null; toStatus: string; validationLevel: number | null; createdBy: { id: number } }) => [
+          h.action,
+          h.fromStatus,
+          h.toStatus,
+          h.validationLevel,
+          h.createdBy.id,
+        ],
+      ),
+    ).toEqual([
       ['CREATE', null, 'PENDING', null, refs.user('agent')],
       ['VALIDATE', 'PENDING', 'PENDING', 1, refs.user('manager')],
       ['VALIDATE', 'PENDING', 'VALIDATED', 2, refs.user('supervisor')],
@@ -104,7 +128,11 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
         errors: { code: 'FORBIDDEN', requiredRoles: ['supervisor', 'admin', 'super_admin'] },
       });
     }
-    const row = await t.db.selectFrom('transports').select(['status', 'validation_level']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('transports')
+      .select(['status', 'validation_level'])
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'PENDING', validation_level: 1 });
   });
 
@@ -132,7 +160,10 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
     expect(again.body.result).toMatchObject({ status: 'PENDING', validationLevel: 1 });
     const cancelled = await createTransport(t, refs, 'agent');
     const levelOne = await act('manager', cancelled.id, 'REJECT', 'Duplicate order');
-    expect(levelOne.body).toMatchObject({ message: 'Transport rejected', result: { status: 'CANCELLED', validationLevel: 0, allowedActions: ['REACTIVATE'] } });
+    expect(levelOne.body).toMatchObject({
+      message: 'Transport rejected',
+      result: { status: 'CANCELLED', validationLevel: 0, allowedActions: ['REACTIVATE'] },
+    });
   });
 
   it('applies exactly one of two parallel level-1 VALIDATE by the team manager: one 200, one refusal, one history entry', async () => {
@@ -154,10 +185,18 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
 
   it("answers 404 to a team manager for another team's transport and 403 to an agent", async () => {
     const created = await createTransport(t, refs, 'agent2');
-    const manager = await t.call('applyTransportAction', { token: await t.token('manager'), params: { id: created.id }, body: { action: 'VALIDATE' } });
+    const manager = await t.call('applyTransportAction', {
+      token: await t.token('manager'),
+      params: { id: created.id },
+      body: { action: 'VALIDATE' },
+    });
     expect(manager.status).toBe(404);
     expect(manager.body.errors).toEqual({ code: 'TRANSPORT_NOT_FOUND', transportId: created.id });
-    const agent = await t.call('applyTransportAction', { token: await t.token('agent2'), params: { id: created.id }, body: { action: 'VALIDATE' } });
+    const agent = await t.call('applyTransportAction', {
+      token: await t.token('agent2'),
+      params: { id: created.id },
+      body: { action: 'VALIDATE' },
+    });
     expect(agent.status).toBe(403);
     const row = await t.db.selectFrom('transports').select('status').where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(row.status).toBe('PENDING');
@@ -165,7 +204,11 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
 
   it('answers 400 for an unknown action', async () => {
     const created = await createTransport(t, refs, 'agent');
-    const res = await t.call('applyTransportAction', { token: await t.token('supervisor'), params: { id: created.id }, payload: { action: 'TELEPORT' } });
+    const res = await t.call('applyTransportAction', {
+      token: await t.token('supervisor'),
+      params: { id: created.id },
+      payload: { action: 'TELEPORT' },
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -176,13 +219,19 @@ describe('GET /admin/transports/{id}/status-history (getTransportStatusHistory)'
     await applyActions(t, created.id, ['VALIDATE', 'START']);
     const res = await t.call('getTransportStatusHistory', { token: await t.token('manager'), params: { id: created.id } });
     expect(res.status).toBe(200);
-    expect(res.body.result.map((h: { action: string; fromStatus: string | null; toStatus: string }) => [h.action, h.fromStatus, h.toStatus])).toEqual([
+    expect(
+      res.body.result.map((h: { action: string; fromStatus: string | null; toStatus: string }) => [h.action, h.fromStatus, h.toStatus]),
+    ).toEqual([
       ['CREATE', null, 'PENDING'],
       ['VALIDATE', 'PENDING', 'PENDING'],
       ['VALIDATE', 'PENDING', 'VALIDATED'],
       ['START', 'VALIDATED', 'IN_PROGRESS'],
     ]);
-    expect(res.body.result[0]).toMatchObject({ transportId: created.id, comment: null, createdBy: { id: refs.user('agent'), name: 'Sarah Benali' } });
+    expect(res.body.result[0]).toMatchObject({
+      transportId: created.id,
+      comment: null,
+      createdBy: { id: refs.user('agent'), name: 'Sarah Benali' },
+    });
     expect(res.body.result[2]!.createdBy).toEqual({ id: refs.user('supervisor'), name: 'Moussa Diop' });
   });
 

@@ -93,7 +93,12 @@ describe('PATCH /admin/transports/{id} (updateAdminTransport)', () => {
       body: { vehiclePlateNumber: 'HK-117-PZ', averageUnitPrice: 1000 },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.result).toMatchObject({ status: 'VALIDATED', vehiclePlateNumber: 'HK-117-PZ', totalProductValue: 24000, allowedActions: ['START'] });
+    expect(res.body.result).toMatchObject({
+      status: 'VALIDATED',
+      vehiclePlateNumber: 'HK-117-PZ',
+      totalProductValue: 24000,
+      allowedActions: ['START'],
+    });
   });
 
   it('accepts the inactive vehicle type the transport already has, but not another inactive one', async () => {
@@ -101,7 +106,11 @@ describe('PATCH /admin/transports/{id} (updateAdminTransport)', () => {
     const created = await createTransport(t, refs, 'agent');
     await t.db.updateTable('transports').set({ vehicle_type_id: retired }).where('id', '=', created.id).execute();
     const token = await t.token('admin');
-    const same = await t.call('updateAdminTransport', { token, params: { id: created.id }, body: { vehicleTypeId: retired, productLabel: 'Diesel' } });
+    const same = await t.call('updateAdminTransport', {
+      token,
+      params: { id: created.id },
+      body: { vehicleTypeId: retired, productLabel: 'Diesel' },
+    });
     expect(same.status).toBe(200);
     expect(same.body.result.vehicleType.id).toBe(retired);
 
@@ -121,7 +130,11 @@ describe('PATCH /admin/transports/{id} (updateAdminTransport)', () => {
     const absent = await t.call('updateAdminTransport', { token, params: { id: 999999 }, body: { productLabel: 'x' } });
     expect(absent.status).toBe(404);
     expect(absent.body.errors).toEqual({ code: 'TRANSPORT_NOT_FOUND', transportId: 999999 });
-    const manager = await t.call('updateAdminTransport', { token: await t.token('manager'), params: { id: created.id }, body: { productLabel: 'x' } });
+    const manager = await t.call('updateAdminTransport', {
+      token: await t.token('manager'),
+      params: { id: created.id },
+      body: { productLabel: 'x' },
+    });
     expect(manager.status).toBe(403);
   });
 });
@@ -170,14 +183,22 @@ describe('POST /admin/transports/{id}/assign-customer (assignTransportCustomer)'
   it('answers 404 CUSTOMER_NOT_FOUND for a non-customer, 404 for an absent transport, 409 when archived', async () => {
     const created = await createTransport(t, refs, 'agent');
     const token = await t.token('admin');
-    const staff = await t.call('assignTransportCustomer', { token, params: { id: created.id }, body: { customerId: refs.staffActor('agent') } });
+    const staff = await t.call('assignTransportCustomer', {
+      token,
+      params: { id: created.id },
+      body: { customerId: refs.staffActor('agent') },
+    });
     expect(staff.status).toBe(404);
     expect(staff.body.errors).toEqual({ code: 'CUSTOMER_NOT_FOUND', customerId: refs.staffActor('agent') });
     const absent = await t.call('assignTransportCustomer', { token, params: { id: 999999 }, body: { customerId: refs.customer('Marc') } });
     expect(absent.status).toBe(404);
     expect(absent.body.errors).toEqual({ code: 'TRANSPORT_NOT_FOUND', transportId: 999999 });
     await applyActions(t, created.id, ['VALIDATE', 'START', 'FINISH', 'ARCHIVE']);
-    const archived = await t.call('assignTransportCustomer', { token, params: { id: created.id }, body: { customerId: refs.customer('Marc') } });
+    const archived = await t.call('assignTransportCustomer', {
+      token,
+      params: { id: created.id },
+      body: { customerId: refs.customer('Marc') },
+    });
     expect(archived.status).toBe(409);
     expect(archived.body.errors).toEqual({ code: 'NOT_EDITABLE', resource: 'transport', id: created.id, status: 'ARCHIVED' });
   });

@@ -37,7 +37,11 @@ describe('POST /trade/transports (createTransport)', () => {
       documents: [],
       complaints: [],
     });
-    const row = await t.db.selectFrom('transports').select(['created_by', 'loading_number']).where('id', '=', tr.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('transports')
+      .select(['created_by', 'loading_number'])
+      .where('id', '=', tr.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ created_by: refs.user('agent'), loading_number: tr.loadingNumber });
     const history = await t.db.selectFrom('transport_status_history').selectAll().where('transport_id', '=', tr.id).execute();
     expect(history).toHaveLength(1);
@@ -75,14 +79,20 @@ describe('POST /trade/transports (createTransport)', () => {
   });
 
   it('refuses a new customer with neither e-mail nor phone with 400 MISSING_CUSTOMER_INFO and stores nothing', async () => {
-    const before = await t.db.selectFrom('actors').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('actors')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const res = await t.call('createTransport', {
       token: await t.token('agent'),
       body: transportBody(refs, { loadingPoint: 'Nowhere-without-contact', newCustomer: { firstName: 'No', lastName: 'Contact' } }),
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toMatchObject({ code: 'MISSING_CUSTOMER_INFO' });
-    const after = await t.db.selectFrom('actors').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('actors')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
     const stored = await t.db.selectFrom('transports').select('id').where('loading_point', '=', 'Nowhere-without-contact').execute();
     expect(stored).toHaveLength(0);
@@ -91,7 +101,10 @@ describe('POST /trade/transports (createTransport)', () => {
   it('answers 400 when customerId and newCustomer are sent together', async () => {
     const res = await t.call('createTransport', {
       token: await t.token('agent'),
-      body: transportBody(refs, { customerId: refs.customer('Fatou'), newCustomer: { firstName: 'A', lastName: 'B', email: 'a.b@mail.example' } }),
+      body: transportBody(refs, {
+        customerId: refs.customer('Fatou'),
+        newCustomer: { firstName: 'A', lastName: 'B', email: 'a.b@mail.example' },
+      }),
     });
     expect(res.status).toBe(400);
     expect(Array.isArray(res.body.errors)).toBe(true);
@@ -157,7 +170,10 @@ describe('POST /trade/transports (createTransport)', () => {
   describe('a loading number already taken outside the sequence', () => {
     /** The numbers the sequence will hand out next (today's date), without consuming them. */
     async function nextNumbers(count: number): Promise<string[]> {
-      const { rows } = await sql<{ last_value: number; is_called: boolean }>`select last_value, is_called from transport_loading_seq`.execute(t.db);
+      const { rows } = await sql<{
+        last_value: number;
+        is_called: boolean;
+      }>`select last_value, is_called from transport_loading_seq`.execute(t.db);
       const first = Number(rows[0]!.last_value) + (rows[0]!.is_called ? 1 : 0);
       return Array.from({ length: count }, (_, i) => `TRP-${today()}-${String(first + i).padStart(6, '0')}`);
     }
@@ -190,7 +206,10 @@ describe('POST /trade/transports (createTransport)', () => {
       await takeNumbers(numbers);
       const res = await t.call('createTransport', {
         token: await t.token('agent'),
-        body: transportBody(refs, { loadingPoint: 'Clash dock', newCustomer: { firstName: 'Clash', lastName: 'Test', email: 'clash@mail.example' } }),
+        body: transportBody(refs, {
+          loadingPoint: 'Clash dock',
+          newCustomer: { firstName: 'Clash', lastName: 'Test', email: 'clash@mail.example' },
+        }),
       });
       expect(res.status).toBe(409);
       expect(res.body.errors).toEqual({ code: 'LOADING_NUMBER_EXISTS', loadingNumber: numbers[1] });

@@ -11,7 +11,9 @@ beforeAll(async () => {
   // A customer that only a supervisor's transport refers to: no agent was ever given it.
   const created = await t.call('createTransport', {
     token: await t.token('supervisor'),
-    body: transportBody(refs, { newCustomer: { firstName: 'Private', lastName: 'Client', email: 'private.client@mail.example', phone: '+33 1 00 00 00 00' } }),
+    body: transportBody(refs, {
+      newCustomer: { firstName: 'Private', lastName: 'Client', email: 'private.client@mail.example', phone: '+33 1 00 00 00 00' },
+    }),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   foreignCustomer = created.body.result.customer!.id;
@@ -20,7 +22,10 @@ afterAll(async () => t?.close());
 
 describe('customers an agent may reference', () => {
   it('refuses a customer outside the agent scope with 404 CUSTOMER_NOT_FOUND, leaking none of its details', async () => {
-    const res = await t.call('createTransport', { token: await t.token('agent'), body: transportBody(refs, { customerId: foreignCustomer }) });
+    const res = await t.call('createTransport', {
+      token: await t.token('agent'),
+      body: transportBody(refs, { customerId: foreignCustomer }),
+    });
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'CUSTOMER_NOT_FOUND', customerId: foreignCustomer });
     expect(JSON.stringify(res.body)).not.toContain('private.client');
@@ -47,7 +52,10 @@ describe('customers an agent may reference', () => {
   });
 
   it('lets a supervisor reference any customer', async () => {
-    const res = await t.call('createTransport', { token: await t.token('supervisor'), body: transportBody(refs, { customerId: foreignCustomer }) });
+    const res = await t.call('createTransport', {
+      token: await t.token('supervisor'),
+      body: transportBody(refs, { customerId: foreignCustomer }),
+    });
     expect(res.status).toBe(201);
   });
 

@@ -11,8 +11,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const PDF = Buffer.from(
-  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n' +
-    'trailer<</Root 1 0 R>>\n%%EOF\n',
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n' + 'trailer<</Root 1 0 R>>\n%%EOF\n',
 );
 
 /** A 1×1 PNG: signature, IHDR, IDAT and IEND chunks (CRCs are not checked by type detection). */
@@ -64,13 +63,24 @@ describe('POST /trade/transports/upload (uploadTransportDocuments)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.message).toBe('2 of 3 files uploaded');
     const [pdf, image] = res.body.result.uploaded;
-    expect(pdf).toMatchObject({ filename: 'permis.pdf', type: 'application/pdf', size: PDF.length, url: `/trade/transports/documents/${pdf!.id}` });
+    expect(pdf).toMatchObject({
+      filename: 'permis.pdf',
+      type: 'application/pdf',
+      size: PDF.length,
+      url: `/trade/transports/documents/${pdf!.id}`,
+    });
     expect(image).toMatchObject({ filename: 'scan.png', type: 'image/png', size: PNG.length });
     expect(res.body.result.errors).toEqual([{ filename: 'x.pdf', code: 'FILE_TYPE_NOT_ALLOWED', message: expect.any(String) }]);
 
     const detail = await t.call('getTransportById', { token: await t.token('agent'), params: { id: transport.id } });
     expect(detail.body.result.documents).toEqual([
-      expect.objectContaining({ id: pdf!.id, type: 'DRIVING_LICENSE', filename: 'permis.pdf', mimeType: 'application/pdf', size: PDF.length }),
+      expect.objectContaining({
+        id: pdf!.id,
+        type: 'DRIVING_LICENSE',
+        filename: 'permis.pdf',
+        mimeType: 'application/pdf',
+        size: PDF.length,
+      }),
       expect.objectContaining({ id: image!.id, type: 'DRIVING_LICENSE', filename: 'scan.png', mimeType: 'image/png', size: PNG.length }),
     ]);
   });
@@ -78,11 +88,16 @@ describe('POST /trade/transports/upload (uploadTransportDocuments)', () => {
   it('lists an empty file and a file over 10 MB in errors and keeps the valid one', async () => {
     const transport = await createTransport(t, refs, 'agent');
     const big = Buffer.concat([PDF, Buffer.alloc(10 * 1024 * 1024)]);
-    const res = await upload('agent', transport.id, [
-      { name: 'empty.pdf', bytes: Buffer.alloc(0) },
-      { name: 'big.pdf', bytes: big },
-      { name: 'insurance.pdf', bytes: PDF },
-    ], 'INSURANCE');
+    const res = await upload(
+      'agent',
+      transport.id,
+      [
+        { name: 'empty.pdf', bytes: Buffer.alloc(0) },
+        { name: 'big.pdf', bytes: big },
+        { name: 'insurance.pdf', bytes: PDF },
+      ],
+      'INSURANCE',
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.result.uploaded.map((u: { filename: string }) => u.filename)).toEqual(['insurance.pdf']);
     expect(res.body.result.errors.map((e: { filename: string; code: string }) => [e.filename, e.code])).toEqual([

@@ -61,7 +61,14 @@ export async function createTransport(t: TestApp, refs: Refs, user: DemoUser, ex
  */
 export async function applyActions(t: TestApp, id: number, actions: string[]) {
   const steps = actions.flatMap((a) =>
-    a === 'VALIDATE' ? [['admin', 'VALIDATE'], ['supervisor', 'VALIDATE']] : a === 'VALIDATE_1' ? [['admin', 'VALIDATE']] : [['supervisor', a]],
+    a === 'VALIDATE'
+      ? [
+          ['admin', 'VALIDATE'],
+          ['supervisor', 'VALIDATE'],
+        ]
+      : a === 'VALIDATE_1'
+        ? [['admin', 'VALIDATE']]
+        : [['supervisor', a]],
   ) as [DemoUser, string][];
   for (const [user, action] of steps) {
     const res = await t.call('applyTransportAction', { token: await t.token(user), params: { id }, payload: { action } });

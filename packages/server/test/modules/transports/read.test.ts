@@ -49,16 +49,28 @@ describe('GET /trade/transports (listTransports)', () => {
     expect(await creatorsOf(managerIds)).toEqual(new Set([refs.user('agent'), refs.user('manager')]));
     const supervisorIds = (await listAll('supervisor')).map((i) => i.id);
     expect(supervisorIds).toEqual(expect.arrayContaining([mine.id, other.id]));
-    const total = await t.db.selectFrom('transports').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const total = await t.db
+      .selectFrom('transports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(supervisorIds).toHaveLength(Number(total.n));
   });
 
   it('pages with meta and sorts by createdAt descending by default', async () => {
     const res = await t.call('listTransports', { token: await t.token('supervisor'), query: { page: 2, limit: 3 } });
     expect(res.status).toBe(200);
-    const total = await t.db.selectFrom('transports').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    expect(res.body.result.meta).toEqual({ total: Number(total.n), current_page: 2, total_pages: Math.ceil(Number(total.n) / 3), limit: 3,
-      total_is_exact: true, next_cursor: expect.any(String) });
+    const total = await t.db
+      .selectFrom('transports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(res.body.result.meta).toEqual({
+      total: Number(total.n),
+      current_page: 2,
+      total_pages: Math.ceil(Number(total.n) / 3),
+      limit: 3,
+      total_is_exact: true,
+      next_cursor: expect.any(String),
+    });
     expect(res.body.result.data).toHaveLength(3);
     const all = await listAll('supervisor');
     const dates = all.map((i) => i.createdAt);
@@ -91,7 +103,15 @@ describe('GET /trade/transports (listTransports)', () => {
 
     const vans = await listAll('agent', { vehicleTypeId: van });
     expect(has(vans)).toBe(true);
-    const vanRows = await t.db.selectFrom('transports').select('vehicle_type_id').where('id', 'in', vans.map((i) => i.id)).execute();
+    const vanRows = await t.db
+      .selectFrom('transports')
+      .select('vehicle_type_id')
+      .where(
+        'id',
+        'in',
+        vans.map((i) => i.id),
+      )
+      .execute();
     expect(vanRows.every((r) => r.vehicle_type_id === van)).toBe(true);
 
     const forPierre = await listAll('agent', { customerId: pierre });
@@ -118,7 +138,10 @@ describe('GET /trade/transports (listTransports)', () => {
 
   it('answers 400 when startDate is after endDate, and for a limit above 100', async () => {
     const token = await t.token('agent');
-    const reversed = await t.call('listTransports', { token, query: { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' } });
+    const reversed = await t.call('listTransports', {
+      token,
+      query: { startDate: '2026-02-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' },
+    });
     expect(reversed.status).toBe(400);
     expect(reversed.body.errors).toEqual(['querystring/startDate must not be after endDate']);
     const tooMany = await t.call('listTransports', { token, query: { limit: 101 } });

@@ -18,7 +18,15 @@ async function expected(creators: number[] | null) {
   let q = t.db.selectFrom('transports').select(['status', 'total_product_value', 'vehicle_type_id', 'created_at']);
   if (creators) q = q.where('created_by', 'in', creators);
   const rows = await q.execute();
-  const byStatus: Record<string, number> = { PENDING: 0, VALIDATED: 0, IN_PROGRESS: 0, COMPLETED: 0, CANCELLED: 0, ON_HOLD: 0, ARCHIVED: 0 };
+  const byStatus: Record<string, number> = {
+    PENDING: 0,
+    VALIDATED: 0,
+    IN_PROGRESS: 0,
+    COMPLETED: 0,
+    CANCELLED: 0,
+    ON_HOLD: 0,
+    ARCHIVED: 0,
+  };
   for (const r of rows) byStatus[r.status]! += 1;
   const value = rows.reduce((sum, r) => sum + (r.total_product_value ?? 0), 0);
   return { rows, byStatus, value };
@@ -39,7 +47,11 @@ describe('GET /admin/transports/stats (getTransportStats)', () => {
     expect(counts).toEqual([...counts].sort((a: number, b: number) => b - a));
     expect(counts.reduce((a: number, b: number) => a + b, 0)).toBe(rows.length);
     const pickup = stats.byVehicleType.find((v: { vehicleTypeId: number }) => v.vehicleTypeId === refs.vehicleType('Pickup'));
-    expect(pickup).toEqual({ vehicleTypeId: refs.vehicleType('Pickup'), name: 'Pickup', count: rows.filter((r) => r.vehicle_type_id === refs.vehicleType('Pickup')).length });
+    expect(pickup).toEqual({
+      vehicleTypeId: refs.vehicleType('Pickup'),
+      name: 'Pickup',
+      count: rows.filter((r) => r.vehicle_type_id === refs.vehicleType('Pickup')).length,
+    });
     expect(stats.createdPerDay.map((d: { date: string }) => d.date)).toEqual([-6, -5, -4, -3, -2, -1, 0].map(utcDay));
     const today = stats.createdPerDay.at(-1);
     expect(today!.count).toBe(rows.filter((r) => new Date(r.created_at).toISOString().slice(0, 10) === utcDay(0)).length);

@@ -37,7 +37,11 @@ describe('PATCH /trade/transports/{id} (updateTransport)', () => {
   it('keeps an explicit totalProductValue, and a null price makes the recomputed total null', async () => {
     const created = await createTransport(t, refs, 'agent');
     const token = await t.token('agent');
-    const explicit = await t.call('updateTransport', { token, params: { id: created.id }, body: { productQuantity: 10, totalProductValue: 99 } });
+    const explicit = await t.call('updateTransport', {
+      token,
+      params: { id: created.id },
+      body: { productQuantity: 10, totalProductValue: 99 },
+    });
     expect(explicit.body.result.totalProductValue).toBe(99);
     const cleared = await t.call('updateTransport', { token, params: { id: created.id }, body: { averageUnitPrice: null } });
     expect(cleared.body.result).toMatchObject({ averageUnitPrice: null, totalProductValue: null });
@@ -63,10 +67,18 @@ describe('PATCH /trade/transports/{id} (updateTransport)', () => {
 
   it('lets the team manager change the agent transport but answers 404 to agent2', async () => {
     const created = await createTransport(t, refs, 'agent');
-    const manager = await t.call('updateTransport', { token: await t.token('manager'), params: { id: created.id }, body: { productLabel: 'Copper wire' } });
+    const manager = await t.call('updateTransport', {
+      token: await t.token('manager'),
+      params: { id: created.id },
+      body: { productLabel: 'Copper wire' },
+    });
     expect(manager.status).toBe(200);
     expect(manager.body.result.productLabel).toBe('Copper wire');
-    const other = await t.call('updateTransport', { token: await t.token('agent2'), params: { id: created.id }, body: { productLabel: 'Stolen' } });
+    const other = await t.call('updateTransport', {
+      token: await t.token('agent2'),
+      params: { id: created.id },
+      body: { productLabel: 'Stolen' },
+    });
     expect(other.status).toBe(404);
     expect(other.body.errors).toEqual({ code: 'TRANSPORT_NOT_FOUND', transportId: created.id });
     const row = await t.db.selectFrom('transports').select('product_label').where('id', '=', created.id).executeTakeFirstOrThrow();
@@ -76,7 +88,11 @@ describe('PATCH /trade/transports/{id} (updateTransport)', () => {
   it('answers 409 NOT_EDITABLE once the transport is no longer PENDING', async () => {
     const created = await createTransport(t, refs, 'agent');
     await applyActions(t, created.id, ['VALIDATE']);
-    const res = await t.call('updateTransport', { token: await t.token('agent'), params: { id: created.id }, body: { productLabel: 'Late change' } });
+    const res = await t.call('updateTransport', {
+      token: await t.token('agent'),
+      params: { id: created.id },
+      body: { productLabel: 'Late change' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual({ code: 'NOT_EDITABLE', resource: 'transport', id: created.id, status: 'VALIDATED' });
   });
@@ -100,7 +116,11 @@ describe('PATCH /trade/transports/{id} (updateTransport)', () => {
   });
 
   it('answers 404 TRANSPORT_NOT_FOUND for an absent id', async () => {
-    const res = await t.call('updateTransport', { token: await t.token('supervisor'), params: { id: 999999 }, body: { productLabel: 'x' } });
+    const res = await t.call('updateTransport', {
+      token: await t.token('supervisor'),
+      params: { id: 999999 },
+      body: { productLabel: 'x' },
+    });
     expect(res.status).toBe(404);
     expect(res.body.errors).toEqual({ code: 'TRANSPORT_NOT_FOUND', transportId: 999999 });
   });

@@ -49,9 +49,18 @@ describe('GET /admin/tutorials', () => {
     const drafts = await t.call('listAdminTutorials', { token, query: { status: 'DRAFT', search: 'securing' } });
     expect(drafts.status).toBe(200);
     expect(drafts.body.result.data).toHaveLength(1);
-    expect(drafts.body.result.data[0]).toMatchObject({ title: SEEDED.securing, status: 'DRAFT', chaptersCount: 3, prerequisitesCount: 0, duration: 'MEDIUM' });
+    expect(drafts.body.result.data[0]).toMatchObject({
+      title: SEEDED.securing,
+      status: 'DRAFT',
+      chaptersCount: 3,
+      prerequisitesCount: 0,
+      duration: 'MEDIUM',
+    });
 
-    const transports = await t.call('listAdminTutorials', { token, query: { categoryId: await categoryId(t, 'Transports'), sortBy: 'estimatedTime', sortOrder: 'ASC' } });
+    const transports = await t.call('listAdminTutorials', {
+      token,
+      query: { categoryId: await categoryId(t, 'Transports'), sortBy: 'estimatedTime', sortOrder: 'ASC' },
+    });
     expect(transports.body.result.data.map((d: { title: string }) => d.title)).toEqual([SEEDED.transport, SEEDED.convoys]);
     expect(transports.body.result.data[1]).toMatchObject({ prerequisitesCount: 1, chaptersCount: 3 });
 
@@ -108,8 +117,14 @@ describe('POST /admin/tutorials', () => {
       author: { id: await userId(t, 'supervisor'), firstName: 'Moussa', lastName: 'Diop', role: 'Supervisor' },
       statistics: { viewsCount: 0, completionsCount: 0, averageRating: null, ratingsCount: 0, averageCompletionTime: null },
     });
-    expect(r.attachments.map((a: { id: number; description: string | null }) => [a.id, a.description])).toEqual([[1, null], [2, 'Map']]);
-    expect(r.chapters.map((c: { title: string; startTime: number }) => [c.title, c.startTime])).toEqual([['First part', 0], ['Second part', 300]]);
+    expect(r.attachments.map((a: { id: number; description: string | null }) => [a.id, a.description])).toEqual([
+      [1, null],
+      [2, 'Map'],
+    ]);
+    expect(r.chapters.map((c: { title: string; startTime: number }) => [c.title, c.startTime])).toEqual([
+      ['First part', 0],
+      ['Second part', 300],
+    ]);
     expect(r.tags.map((g: { name: string }) => g.name)).toEqual(['safety', 'training']);
     const users = await t.call('getTutorialById', { token: await t.token('agent'), params: { id: r.id } });
     expect(users.status).toBe(404);
@@ -148,7 +163,12 @@ describe('POST /admin/tutorials', () => {
     const prerequisite = await t.call('createTutorial', { token, body: await tutorialBody(t, { prerequisiteIds: [999997] }) });
     expect(prerequisite.status).toBe(404);
     expect(prerequisite.body.errors).toEqual({ code: 'TUTORIAL_NOT_FOUND', tutorialId: 999997 });
-    const count = await t.db.selectFrom('tutorials').select((eb) => eb.fn.countAll<number>().as('n')).where('title', 'like', 'Test tutorial %').where('category_id', '=', forum).executeTakeFirstOrThrow();
+    const count = await t.db
+      .selectFrom('tutorials')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('title', 'like', 'Test tutorial %')
+      .where('category_id', '=', forum)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 });
@@ -159,7 +179,11 @@ describe('GET /admin/tutorials/{id}', () => {
     const tutorial = await createTutorial(t, { status: 'DRAFT', prerequisiteIds: [draftPrerequisite.id] });
     const res = await t.call('getAdminTutorialById', { token: await t.token('supervisor'), params: { id: tutorial.id } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id: tutorial.id, status: 'DRAFT', prerequisites: [{ id: draftPrerequisite.id, status: 'DRAFT' }] });
+    expect(res.body.result).toMatchObject({
+      id: tutorial.id,
+      status: 'DRAFT',
+      prerequisites: [{ id: draftPrerequisite.id, status: 'DRAFT' }],
+    });
     expect(res.body.result.statistics.viewsCount).toBe(0);
     const rows = await t.db.selectFrom('tutorial_progress').select('user_id').where('tutorial_id', '=', tutorial.id).execute();
     expect(rows).toEqual([]);
@@ -181,7 +205,13 @@ describe('PATCH /admin/tutorials/{id}', () => {
       body: { estimatedTime: 80, status: 'PUBLISHED', tagIds: [await tagId(t, 'fuel')], summary: 'Now longer.' },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.result).toMatchObject({ estimatedTime: 80, duration: 'LONG', status: 'PUBLISHED', summary: 'Now longer.', title: tutorial.title });
+    expect(res.body.result).toMatchObject({
+      estimatedTime: 80,
+      duration: 'LONG',
+      status: 'PUBLISHED',
+      summary: 'Now longer.',
+      title: tutorial.title,
+    });
     expect(res.body.result.tags.map((g: { name: string }) => g.name)).toEqual(['fuel']);
     expect(res.body.result.chapters).toEqual(tutorial.chapters);
     expect(Date.parse(res.body.result.updatedAt)).toBeGreaterThan(Date.parse(tutorial.updatedAt));
@@ -203,7 +233,12 @@ describe('PATCH /admin/tutorials/{id}', () => {
     expect(res.body.result.chapters).toHaveLength(1);
     expect(tutorial.chapters.map((c) => c.id)).not.toContain(res.body.result.chapters[0]!.id);
     const agent = await t.call('getTutorialById', { token: await t.token('agent'), params: { id: tutorial.id } });
-    expect(agent.body.result.userProgress).toMatchObject({ completionPercentage: 0, currentChapter: null, timeSpent: 20, isCompleted: false });
+    expect(agent.body.result.userProgress).toMatchObject({
+      completionPercentage: 0,
+      currentChapter: null,
+      timeSpent: 20,
+      isCompleted: false,
+    });
     const agent2 = await t.call('getTutorialById', { token: await t.token('agent2'), params: { id: tutorial.id } });
     expect(agent2.body.result.userProgress.isCompleted).toBe(true);
     expect(await certificateCode(t, tutorial.id, 'agent2')).toBe(code);
@@ -269,7 +304,12 @@ describe('PATCH /admin/tutorials/{id}', () => {
     const decreasing = await t.call('updateTutorial', {
       token,
       params: { id: tutorial.id },
-      body: { chapters: [{ title: 'B', startTime: 9, duration: 1 }, { title: 'A', startTime: 3, duration: 1 }] },
+      body: {
+        chapters: [
+          { title: 'B', startTime: 9, duration: 1 },
+          { title: 'A', startTime: 3, duration: 1 },
+        ],
+      },
     });
     expect(decreasing.status).toBe(400);
   });

@@ -17,20 +17,36 @@ describe('GET /trade/tutorials', () => {
     const seeded = Object.values(SEEDED) as string[];
     // Other tests of this file may add tutorials: the seeded ones keep their relative order.
     expect(titles(res).filter((x) => seeded.includes(x))).toEqual([SEEDED.convoys, SEEDED.complaints, SEEDED.transport, SEEDED.start]);
-    const published = await t.db.selectFrom('tutorials').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PUBLISHED').executeTakeFirstOrThrow();
+    const published = await t.db
+      .selectFrom('tutorials')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'PUBLISHED')
+      .executeTakeFirstOrThrow();
     expect(res.body.result.meta.total).toBe(Number(published.n));
     const start = res.body.result.data.find((d: { title: string }) => d.title === SEEDED.start);
     expect(start!.isCompleted).toBe(true);
     expect(start!.lastViewedAt).not.toBeNull();
     // Seed: agent (rating 5, 840 s) and manager (rating 4, 900 s) completed it, agent2 opened it.
-    expect(start!.statistics).toEqual({ viewsCount: 3, completionsCount: 2, averageRating: 4.5, ratingsCount: 2, averageCompletionTime: 870 });
+    expect(start!.statistics).toEqual({
+      viewsCount: 3,
+      completionsCount: 2,
+      averageRating: 4.5,
+      ratingsCount: 2,
+      averageCompletionTime: 870,
+    });
     expect(start!.category).toMatchObject({ name: 'Getting started', color: '#00BCD4', icon: 'school' });
     expect(start!.author).toMatchObject({ firstName: 'Claire', lastName: 'Dubois', role: 'Administrator', bio: null, avatar: null });
     expect(start!.tags.map((g: { name: string }) => g.name)).toEqual(['platform', 'training']);
     expect(start!.duration).toBe('SHORT');
     const convoys = res.body.result.data.find((d: { title: string }) => d.title === SEEDED.convoys);
     expect(convoys).toMatchObject({ isCompleted: false, lastViewedAt: null, duration: 'LONG', estimatedTime: 90 });
-    expect(convoys!.statistics).toEqual({ viewsCount: 0, completionsCount: 0, averageRating: null, ratingsCount: 0, averageCompletionTime: null });
+    expect(convoys!.statistics).toEqual({
+      viewsCount: 0,
+      completionsCount: 0,
+      averageRating: null,
+      ratingsCount: 0,
+      averageCompletionTime: null,
+    });
   });
 
   it('filters by category, difficulty, duration, search and any of the tags', async () => {
@@ -43,7 +59,10 @@ describe('GET /trade/tutorials', () => {
     expect(titles(byDuration)).toEqual([SEEDED.complaints, SEEDED.transport]);
     const bySearch = await t.call('listTutorials', { token, query: { search: 'BORDER PAPERWORK' } });
     expect(titles(bySearch)).toEqual([SEEDED.convoys]);
-    const byTags = await t.call('listTutorials', { token, query: { tags: `${await tagId(t, 'platform')},${await tagId(t, 'regulation')}` } });
+    const byTags = await t.call('listTutorials', {
+      token,
+      query: { tags: `${await tagId(t, 'platform')},${await tagId(t, 'regulation')}` },
+    });
     expect(titles(byTags)).toEqual([SEEDED.convoys, SEEDED.start]);
     const none = await t.call('listTutorials', { token, query: { search: 'no tutorial says this' } });
     expect(none.body.result).toEqual({ data: [], meta: { total: 0, current_page: 1, total_pages: 0, limit: 10 } });
@@ -55,7 +74,9 @@ describe('GET /trade/tutorials', () => {
     const list = async (sortBy: string) =>
       (await t.call('listTutorials', { token, query: { sortBy, limit: 50 } })).body.result.data as Item[];
     const ordered = (items: Item[], key: (i: Item) => number) =>
-      items.every((item, i) => i === 0 || key(items[i - 1]!) > key(item) || (key(items[i - 1]!) === key(item) && items[i - 1]!.id > item.id));
+      items.every(
+        (item, i) => i === 0 || key(items[i - 1]!) > key(item) || (key(items[i - 1]!) === key(item) && items[i - 1]!.id > item.id),
+      );
     const popular = await list('popular');
     expect(ordered(popular, (i) => i.statistics.viewsCount)).toBe(true);
     expect(popular[0]!.id).toBe(await seededTutorialId(t, SEEDED.start));
@@ -118,12 +139,17 @@ describe('GET /trade/tutorials/{id}', () => {
     expect(r.statistics.viewsCount).toBe(2); // the manager's seeded view of an earlier day, and today's
   });
 
-  it('counts a view once per user per day, and starts a first viewer\'s progress at zero', async () => {
+  it("counts a view once per user per day, and starts a first viewer's progress at zero", async () => {
     const id = await seededTutorialId(t, SEEDED.complaints);
     const token = await t.token('agent2');
     const first = await t.call('getTutorialById', { token, params: { id } });
     expect(first.body.result.statistics.viewsCount).toBe(1);
-    expect(first.body.result.userProgress).toMatchObject({ isCompleted: false, completionPercentage: 0, timeSpent: 0, currentChapter: null });
+    expect(first.body.result.userProgress).toMatchObject({
+      isCompleted: false,
+      completionPercentage: 0,
+      timeSpent: 0,
+      currentChapter: null,
+    });
     expect(first.body.result.lastViewedAt).not.toBeNull();
     const again = await t.call('getTutorialById', { token, params: { id } });
     expect(again.body.result.statistics.viewsCount).toBe(1);
@@ -183,7 +209,10 @@ describe('GET /trade/tutorials/categories', () => {
 
 describe('GET /trade/tutorials/search', () => {
   it('ranks a title match above a content-only match, with a relevance score in 0..1', async () => {
-    const inContent = await createTutorial(t, { title: 'Handling pallets at depots', content: 'Always check the wombat strap before leaving.' });
+    const inContent = await createTutorial(t, {
+      title: 'Handling pallets at depots',
+      content: 'Always check the wombat strap before leaving.',
+    });
     const inTitle = await createTutorial(t, { title: 'Wombat strap basics', content: 'Straps and knots.' });
     const res = await t.call('searchTutorials', { token: await t.token('agent'), query: { q: 'wombat' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -200,10 +229,17 @@ describe('GET /trade/tutorials/search', () => {
   it('applies and echoes the list filters, the minimum rating and the maximum duration', async () => {
     const token = await t.token('agent');
     const base = { q: 'dashboard' };
-    const found = await t.call('searchTutorials', { token, query: { ...base, difficulty: 'BEGINNER,ADVANCED', duration: 'SHORT', tags: String(await tagId(t, 'platform')) } });
+    const found = await t.call('searchTutorials', {
+      token,
+      query: { ...base, difficulty: 'BEGINNER,ADVANCED', duration: 'SHORT', tags: String(await tagId(t, 'platform')) },
+    });
     expect(found.body.result.data.map((d: { title: string }) => d.title)).toEqual([SEEDED.start]);
     expect(found.body.result.data[0]!.averageRating).toBe(4.5);
-    expect(found.body.result.filters).toEqual({ difficulty: ['BEGINNER', 'ADVANCED'], duration: ['SHORT'], tags: [await tagId(t, 'platform')] });
+    expect(found.body.result.filters).toEqual({
+      difficulty: ['BEGINNER', 'ADVANCED'],
+      duration: ['SHORT'],
+      tags: [await tagId(t, 'platform')],
+    });
     expect((await t.call('searchTutorials', { token, query: { ...base, minRating: 4.5 } })).body.result.meta.total).toBe(1);
     expect((await t.call('searchTutorials', { token, query: { ...base, minRating: 5 } })).body.result.meta.total).toBe(0);
     expect((await t.call('searchTutorials', { token, query: { ...base, maxDuration: 14 } })).body.result.meta.total).toBe(0);

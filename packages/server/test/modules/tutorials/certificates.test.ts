@@ -18,7 +18,10 @@ const pdfText = (body: Buffer) => body.toString('latin1');
  */
 async function pdfShowsQrOf(pdf: Buffer, text: string): Promise<boolean> {
   const source = pdfText(pdf);
-  const image = /\/Subtype \/Image\n\/BitsPerComponent 8\n\/Width (\d+)\n\/Height (\d+)\n\/Filter \/FlateDecode\n\/ColorSpace \/DeviceRGB\n[^]*?\/Length (\d+)\n>>\nstream\n/.exec(source);
+  const image =
+    /\/Subtype \/Image\n\/BitsPerComponent 8\n\/Width (\d+)\n\/Height (\d+)\n\/Filter \/FlateDecode\n\/ColorSpace \/DeviceRGB\n[\s\S]*?\/Length (\d+)\n>>\nstream\n/.exec(
+      source,
+    );
   if (!image) return false;
   const [width, length] = [Number(image[1]), Number(image[3])];
   const start = image.index + image[0].length;
@@ -99,7 +102,11 @@ describe('GET /trade/tutorials/{id}/certificate', () => {
     const tutorial = await createTutorial(t);
     await completeAs(t, 'manager', tutorial);
     const code = (await certificateCode(t, tutorial.id, 'manager'))!;
-    const unpublish = await t.call('updateTutorial', { token: await t.token('supervisor'), params: { id: tutorial.id }, body: { status: 'DRAFT' } });
+    const unpublish = await t.call('updateTutorial', {
+      token: await t.token('supervisor'),
+      params: { id: tutorial.id },
+      body: { status: 'DRAFT' },
+    });
     expect(unpublish.status).toBe(200);
     const pdf = await t.call('downloadTutorialCertificate', { token: await t.token('manager'), params: { id: tutorial.id } });
     expect(pdf.status).toBe(200);

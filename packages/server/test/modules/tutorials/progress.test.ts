@@ -37,21 +37,35 @@ describe('POST /trade/tutorials/{id}/progress', () => {
     expect(b.body.result).toMatchObject({ completionPercentage: 50, timeSpent: 150 });
     expect((await progressRow(tutorial.id, 'agent'))?.current_position).toBe(90);
     const c = await call({ chapterId: second!.id, timeSpent: 30, currentPosition: 400 });
-    expect(c.body.result).toMatchObject({ completionPercentage: 100, currentChapter: { id: second!.id, title: 'Second part' }, timeSpent: 180 });
+    expect(c.body.result).toMatchObject({
+      completionPercentage: 100,
+      currentChapter: { id: second!.id, title: 'Second part' },
+      timeSpent: 180,
+    });
     const row = await progressRow(tutorial.id, 'agent');
-    expect(row).toMatchObject({ viewed_chapter_ids: [first!.id, second!.id], time_spent: 180, current_chapter_id: second!.id, current_position: 400, completed_at: null });
+    expect(row).toMatchObject({
+      viewed_chapter_ids: [first!.id, second!.id],
+      time_spent: 180,
+      current_chapter_id: second!.id,
+      current_position: 400,
+      completed_at: null,
+    });
     expect(Date.parse(c.body.result.lastViewedAt)).toBeGreaterThanOrEqual(Date.parse(a.body.result.lastViewedAt));
 
     const detail = await t.call('getTutorialById', { token, params: { id: tutorial.id } });
-    expect(detail.body.result.userProgress).toMatchObject({ completionPercentage: 100, timeSpent: 180, currentChapter: { id: second!.id } });
+    expect(detail.body.result.userProgress).toMatchObject({
+      completionPercentage: 100,
+      timeSpent: 180,
+      currentChapter: { id: second!.id },
+    });
   });
 
   it('adds the time of simultaneous reports, each once, in one progress record', async () => {
     const tutorial = await createTutorial(t);
     const token = await t.token('manager');
-    const reports = tutorial.chapters.flatMap((c) => [c, c]).map((c) =>
-      t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, body: { chapterId: c.id, timeSpent: 25 } }),
-    );
+    const reports = tutorial.chapters
+      .flatMap((c) => [c, c])
+      .map((c) => t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, body: { chapterId: c.id, timeSpent: 25 } }));
     expect((await Promise.all(reports)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const rows = await t.db.selectFrom('tutorial_progress').selectAll().where('tutorial_id', '=', tutorial.id).execute();
     expect(rows).toHaveLength(1);
@@ -61,8 +75,16 @@ describe('POST /trade/tutorials/{id}/progress', () => {
 
   it('keeps the progress of each user apart', async () => {
     const tutorial = await createTutorial(t);
-    await t.call('recordTutorialProgress', { token: await t.token('agent'), params: { id: tutorial.id }, body: { chapterId: tutorial.chapters[0]!.id, timeSpent: 10 } });
-    const other = await t.call('recordTutorialProgress', { token: await t.token('agent2'), params: { id: tutorial.id }, body: { chapterId: tutorial.chapters[1]!.id, timeSpent: 7 } });
+    await t.call('recordTutorialProgress', {
+      token: await t.token('agent'),
+      params: { id: tutorial.id },
+      body: { chapterId: tutorial.chapters[0]!.id, timeSpent: 10 },
+    });
+    const other = await t.call('recordTutorialProgress', {
+      token: await t.token('agent2'),
+      params: { id: tutorial.id },
+      body: { chapterId: tutorial.chapters[1]!.id, timeSpent: 7 },
+    });
     expect(other.body.result).toMatchObject({ completionPercentage: 50, timeSpent: 7, currentChapter: { id: tutorial.chapters[1]!.id } });
   });
 
@@ -83,7 +105,11 @@ describe('POST /trade/tutorials/{id}/progress', () => {
     const draft = await createTutorial(t, { status: 'DRAFT' });
     const token = await t.token('agent');
     for (const id of [draft.id, 999999]) {
-      const res = await t.call('recordTutorialProgress', { token, params: { id }, body: { chapterId: draft.chapters[0]!.id, timeSpent: 1 } });
+      const res = await t.call('recordTutorialProgress', {
+        token,
+        params: { id },
+        body: { chapterId: draft.chapters[0]!.id, timeSpent: 1 },
+      });
       expect(res.status).toBe(404);
       expect(res.body.errors).toEqual({ code: 'TUTORIAL_NOT_FOUND', tutorialId: id });
     }
@@ -133,7 +159,12 @@ describe('POST /trade/tutorials/{id}/complete', () => {
     });
     expect(await certificateCode(t, tutorial.id, 'agent')).toMatch(/^[A-Z0-9]{12}$/);
     const detail = await t.call('getTutorialById', { token: await t.token('agent'), params: { id: tutorial.id } });
-    expect(detail.body.result.statistics).toMatchObject({ completionsCount: 1, averageRating: 4, ratingsCount: 1, averageCompletionTime: 480 });
+    expect(detail.body.result.statistics).toMatchObject({
+      completionsCount: 1,
+      averageRating: 4,
+      ratingsCount: 1,
+      averageCompletionTime: 480,
+    });
     expect(detail.body.result.userProgress).toMatchObject({ isCompleted: true, userRating: 4 });
     expect(detail.body.result.isCompleted).toBe(true);
   });
@@ -156,7 +187,11 @@ describe('POST /trade/tutorials/{id}/complete', () => {
     const tutorial = await createTutorial(t);
     await completeAs(t, 'agent', tutorial);
     const prerequisite = await createTutorial(t);
-    const update = await t.call('updateTutorial', { token: await t.token('admin'), params: { id: tutorial.id }, body: { prerequisiteIds: [prerequisite.id] } });
+    const update = await t.call('updateTutorial', {
+      token: await t.token('admin'),
+      params: { id: tutorial.id },
+      body: { prerequisiteIds: [prerequisite.id] },
+    });
     expect(update.status).toBe(200);
     const again = await t.call('completeTutorial', { token, params: { id: tutorial.id }, body: { timeSpent: 0 } });
     expect(again.status).toBe(409);
@@ -167,7 +202,10 @@ describe('POST /trade/tutorials/{id}/complete', () => {
     const transport = await seededTutorialId(t, SEEDED.transport);
     const res = await t.call('completeTutorial', { token: await t.token('agent2'), params: { id: transport }, body: { timeSpent: 5 } });
     expect(res.status).toBe(409);
-    expect(res.body.errors).toEqual({ code: 'PREREQUISITES_NOT_MET', missing: [{ id: await seededTutorialId(t, SEEDED.start), title: SEEDED.start }] });
+    expect(res.body.errors).toEqual({
+      code: 'PREREQUISITES_NOT_MET',
+      missing: [{ id: await seededTutorialId(t, SEEDED.start), title: SEEDED.start }],
+    });
     expect(await progressRow(transport, 'agent2')).toBeUndefined();
   });
 
@@ -181,10 +219,19 @@ describe('POST /trade/tutorials/{id}/complete', () => {
   it('answers 409 COMPLETION_CRITERIA_NOT_MET with the figures, and records nothing', async () => {
     const tutorial = await createTutorial(t);
     const token = await t.token('agent2');
-    await t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, body: { chapterId: tutorial.chapters[0]!.id, timeSpent: 500 } });
+    await t.call('recordTutorialProgress', {
+      token,
+      params: { id: tutorial.id },
+      body: { chapterId: tutorial.chapters[0]!.id, timeSpent: 500 },
+    });
     const half = await t.call('completeTutorial', { token, params: { id: tutorial.id }, body: { timeSpent: 10 } });
     expect(half.status).toBe(409);
-    expect(half.body.errors).toEqual({ code: 'COMPLETION_CRITERIA_NOT_MET', completionPercentage: 50, timeSpent: 510, requiredTimeSpent: 480 });
+    expect(half.body.errors).toEqual({
+      code: 'COMPLETION_CRITERIA_NOT_MET',
+      completionPercentage: 50,
+      timeSpent: 510,
+      requiredTimeSpent: 480,
+    });
 
     expect(await progressRow(tutorial.id, 'agent2')).toMatchObject({ time_spent: 500, completed_at: null });
 
@@ -193,8 +240,18 @@ describe('POST /trade/tutorials/{id}/complete', () => {
     await viewAllChapters(t, 'agent2', long, 100);
     const short = await t.call('completeTutorial', { token, params: { id: long.id }, body: { timeSpent: 1000, rating: 5 } });
     expect(short.status).toBe(409);
-    expect(short.body.errors).toEqual({ code: 'COMPLETION_CRITERIA_NOT_MET', completionPercentage: 100, timeSpent: 1200, requiredTimeSpent: 1440 });
-    expect(await progressRow(long.id, 'agent2')).toMatchObject({ time_spent: 200, completed_at: null, rating: null, certificate_code: null });
+    expect(short.body.errors).toEqual({
+      code: 'COMPLETION_CRITERIA_NOT_MET',
+      completionPercentage: 100,
+      timeSpent: 1200,
+      requiredTimeSpent: 1440,
+    });
+    expect(await progressRow(long.id, 'agent2')).toMatchObject({
+      time_spent: 200,
+      completed_at: null,
+      rating: null,
+      certificate_code: null,
+    });
 
     const never = await createTutorial(t);
     const none = await t.call('completeTutorial', { token, params: { id: never.id }, body: { timeSpent: 5000 } });

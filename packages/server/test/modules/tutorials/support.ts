@@ -7,7 +7,12 @@ type TutorialCreate = components['schemas']['TutorialCreate'];
 
 /** Id of a seeded category by scope and name. */
 export async function categoryId(t: TestApp, name: string, scope: 'TUTORIAL' | 'FORUM' | 'ANNOUNCEMENT' = 'TUTORIAL'): Promise<number> {
-  const row = await t.db.selectFrom('categories').select('id').where('scope', '=', scope).where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom('categories')
+    .select('id')
+    .where('scope', '=', scope)
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 

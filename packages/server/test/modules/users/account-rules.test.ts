@@ -17,7 +17,16 @@ beforeAll(async () => {
     .where('r.access_level', 'in', ['admin', 'super_admin'])
     .where('u.id', '!=', adminId)
     .execute();
-  if (others.length > 0) await t.db.updateTable('users').set({ is_active: false }).where('id', 'in', others.map((o) => o.id)).execute();
+  if (others.length > 0)
+    await t.db
+      .updateTable('users')
+      .set({ is_active: false })
+      .where(
+        'id',
+        'in',
+        others.map((o) => o.id),
+      )
+      .execute();
 });
 afterAll(async () => t?.close());
 
@@ -26,7 +35,12 @@ describe('the last active administrator', () => {
     const res = await t.call('updateUser', { token: admin, params: { id: adminId }, body: { roleId: 3 } });
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual({ code: 'LAST_ADMINISTRATOR', userId: adminId });
-    const row = await t.db.selectFrom('users as u').innerJoin('roles as r', 'r.id', 'u.role_id').select('r.access_level').where('u.id', '=', adminId).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('users as u')
+      .innerJoin('roles as r', 'r.id', 'u.role_id')
+      .select('r.access_level')
+      .where('u.id', '=', adminId)
+      .executeTakeFirstOrThrow();
     expect(row.access_level).toBe('admin');
   });
 
@@ -54,8 +68,16 @@ describe('login of a deactivated account', () => {
 describe('password policy', () => {
   it.each([
     ['only whitespace', { password: '      ', confirmPassword: '      ' }, 'body/password must match pattern "\\S"'],
-    ['equal to the username', { username: 'pat.doe', password: 'Pat.Doe', confirmPassword: 'Pat.Doe' }, 'body/password must not equal the username or the e-mail'],
-    ['equal to the e-mail', { email: 'pat@example.test', password: 'pat@example.test', confirmPassword: 'pat@example.test' }, 'body/password must not equal the username or the e-mail'],
+    [
+      'equal to the username',
+      { username: 'pat.doe', password: 'Pat.Doe', confirmPassword: 'Pat.Doe' },
+      'body/password must not equal the username or the e-mail',
+    ],
+    [
+      'equal to the e-mail',
+      { email: 'pat@example.test', password: 'pat@example.test', confirmPassword: 'pat@example.test' },
+      'body/password must not equal the username or the e-mail',
+    ],
   ])('refuses a password %s with 400 naming the rule', async (_name, overrides, rule) => {
     const res = await t.call('createUser', { token: admin, body: newUserBody(overrides) });
     expect(res.status).toBe(400);
@@ -64,7 +86,11 @@ describe('password policy', () => {
 
   it('applies to a password change too', async () => {
     const user = await createUser(t);
-    const res = await t.call('changeUserPassword', { token: admin, params: { id: user.id }, body: { newPassword: user.username, confirmPassword: user.username } });
+    const res = await t.call('changeUserPassword', {
+      token: admin,
+      params: { id: user.id },
+      body: { newPassword: user.username, confirmPassword: user.username },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(['body/newPassword must not equal the username or the e-mail']);
   });

@@ -175,7 +175,11 @@ describe('PUT /admin/users/{id}/password (changeUserPassword)', () => {
 
   it('refuses an account above the caller’s level with 403 FORBIDDEN and answers 404 for an unknown one', async () => {
     const body = { newPassword: 'Plateau!2026', confirmPassword: 'Plateau!2026' };
-    const above = await t.call('changeUserPassword', { token: await t.token('supervisor'), params: { id: await userId(t, 'admin') }, body });
+    const above = await t.call('changeUserPassword', {
+      token: await t.token('supervisor'),
+      params: { id: await userId(t, 'admin') },
+      body,
+    });
     expect(above.status).toBe(403);
     expect(above.body.errors).toEqual({ code: 'FORBIDDEN', requiredRoles: ['admin', 'super_admin'] });
     const unknown = await t.call('changeUserPassword', { token: await t.token('supervisor'), params: { id: 999999 }, body });

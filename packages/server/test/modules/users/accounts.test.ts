@@ -69,7 +69,10 @@ describe('GET /admin/users (listUsers)', () => {
   });
 
   it('pages the list', async () => {
-    const res = await t.call('listUsers', { token: await t.token('supervisor'), query: { page: 2, limit: 2, sortBy: 'username', sortOrder: 'ASC' } });
+    const res = await t.call('listUsers', {
+      token: await t.token('supervisor'),
+      query: { page: 2, limit: 2, sortBy: 'username', sortOrder: 'ASC' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.result.data).toHaveLength(2);
     expect(res.body.result.meta).toMatchObject({ current_page: 2, limit: 2 });
@@ -98,7 +101,13 @@ describe('GET /admin/users/{id} (getUserById)', () => {
     const id = await userId(t, 'agent2');
     const res = await t.call('getUserById', { token: await t.token('supervisor'), params: { id } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id, username: 'agent2', firstName: 'Karim', lastName: 'El Idrissi', organization: { name: 'Team Beta' } });
+    expect(res.body.result).toMatchObject({
+      id,
+      username: 'agent2',
+      firstName: 'Karim',
+      lastName: 'El Idrissi',
+      organization: { name: 'Team Beta' },
+    });
   });
 
   it('lets a team manager read an account of the team but answers 404 for one outside it', async () => {
@@ -181,7 +190,11 @@ describe('POST /admin/users (createUser)', () => {
       .values({ code: 'RETIRED_DESK', name: 'Retired desk', description: null, access_level: 'agent', is_active: false })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const inactiveCountry = await t.db.insertInto('countries').values({ code: 'ZZ', name: 'Closed land', is_active: false }).returning('id').executeTakeFirstOrThrow();
+    const inactiveCountry = await t.db
+      .insertInto('countries')
+      .values({ code: 'ZZ', name: 'Closed land', is_active: false })
+      .returning('id')
+      .executeTakeFirstOrThrow();
 
     for (const [body, resource, id] of [
       [{ roleId: 4242 }, 'role', 4242],
@@ -203,16 +216,27 @@ describe('POST /admin/users (createUser)', () => {
     expect(sameUsername.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'user', field: 'username', value: 'AGENT' });
     const sameEmail = await t.call('createUser', { token, body: newUserBody({ email: 'Agent@Transport-Ops.example' }) });
     expect(sameEmail.status).toBe(409);
-    expect(sameEmail.body.errors).toEqual({ code: 'ALREADY_EXISTS', resource: 'user', field: 'email', value: 'Agent@Transport-Ops.example' });
+    expect(sameEmail.body.errors).toEqual({
+      code: 'ALREADY_EXISTS',
+      resource: 'user',
+      field: 'email',
+      value: 'Agent@Transport-Ops.example',
+    });
   });
 
   it('refuses an e-mail used by another actor of the same family with 409 ALREADY_EXISTS on the actor', async () => {
-    await t.db.insertInto('actors').values({ actor_role: 'AGENT', first_name: 'Lone', last_name: 'Agent', email: 'lone.agent@example.test' }).execute();
+    await t.db
+      .insertInto('actors')
+      .values({ actor_role: 'AGENT', first_name: 'Lone', last_name: 'Agent', email: 'lone.agent@example.test' })
+      .execute();
     const res = await t.call('createUser', { token: await t.token('admin'), body: newUserBody({ email: 'LONE.agent@example.test' }) });
     expect(res.status).toBe(409);
     expect(res.body.errors).toMatchObject({ code: 'ALREADY_EXISTS', resource: 'actor', field: 'email' });
     // Another family may use it: an administrator account gets an ADMIN actor.
-    const admin = await t.call('createUser', { token: await t.token('admin'), body: newUserBody({ email: 'lone.agent@example.test', roleId: 2 }) });
+    const admin = await t.call('createUser', {
+      token: await t.token('admin'),
+      body: newUserBody({ email: 'lone.agent@example.test', roleId: 2 }),
+    });
     expect(admin.status).toBe(201);
   });
 
@@ -271,7 +295,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
   it('ends the account’s sessions when its organization changes, and clears it with null', async () => {
     const user = await createUser(t, { organizationId: orgs['TOG-FRN-ALPHA'] });
     const first = await login(t, user.username);
-    const moved = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { organizationId: orgs['TOG-FRN-BETA']! } });
+    const moved = await t.call('updateUser', {
+      token: await t.token('supervisor'),
+      params: { id: user.id },
+      body: { organizationId: orgs['TOG-FRN-BETA']! },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body.result.organization).toEqual({ id: orgs['TOG-FRN-BETA'], name: 'Team Beta' });
     expect(await profileStatus(t, first.access_token)).toBe(401);
@@ -279,7 +307,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
     expect(actor.organization_id).toBe(orgs['TOG-FRN-BETA']);
 
     const second = await login(t, user.username);
-    const cleared = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { organizationId: null } });
+    const cleared = await t.call('updateUser', {
+      token: await t.token('supervisor'),
+      params: { id: user.id },
+      body: { organizationId: null },
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body.result.organization).toBeNull();
     expect(await profileStatus(t, second.access_token)).toBe(401);
@@ -294,7 +326,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
   });
 
   it('refuses an account above the caller’s level with 403 FORBIDDEN listing the levels that may', async () => {
-    const res = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: await userId(t, 'admin') }, body: { firstName: 'X' } });
+    const res = await t.call('updateUser', {
+      token: await t.token('supervisor'),
+      params: { id: await userId(t, 'admin') },
+      body: { firstName: 'X' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.errors).toEqual({ code: 'FORBIDDEN', requiredRoles: ['admin', 'super_admin'] });
   });
@@ -308,7 +344,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
 
   it('refuses an e-mail used by another account with 409 ALREADY_EXISTS', async () => {
     const user = await createUser(t);
-    const res = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { email: 'AGENT2@transport-ops.example' } });
+    const res = await t.call('updateUser', {
+      token: await t.token('supervisor'),
+      params: { id: user.id },
+      body: { email: 'AGENT2@transport-ops.example' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors).toMatchObject({ code: 'ALREADY_EXISTS', resource: 'user', field: 'email' });
   });
@@ -336,7 +376,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
     const res = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { firstName: 'Nobody' } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual(['body/firstName cannot be set on an account without an actor']);
-    const email = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { email: `solo.${user.email}` } });
+    const email = await t.call('updateUser', {
+      token: await t.token('supervisor'),
+      params: { id: user.id },
+      body: { email: `solo.${user.email}` },
+    });
     expect(email.status).toBe(200);
     expect(email.body.result).toMatchObject({ firstName: null, lastName: null, actorId: null, email: `solo.${user.email}` });
   });

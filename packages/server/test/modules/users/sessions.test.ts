@@ -64,7 +64,14 @@ describe('GET /admin/users/sessions/{id} (getSessionById)', () => {
     const [id] = await sessionIds(user.id);
     const res = await t.call('getSessionById', { token: await t.token('supervisor'), params: { id: id! } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id, userId: user.id, username: user.username, userAgent: 'fleet-app/2.1', isActive: true, revokedAt: null });
+    expect(res.body.result).toMatchObject({
+      id,
+      userId: user.id,
+      username: user.username,
+      userAgent: 'fleet-app/2.1',
+      isActive: true,
+      revokedAt: null,
+    });
     expect(new Date(res.body.result.expiresAt).getTime()).toBeGreaterThan(Date.now() + 6 * 24 * 3600_000);
   });
 
@@ -161,7 +168,10 @@ describe('DELETE /admin/users/{id}/sessions (revokeUserSessions)', () => {
     const [threeId] = await sessionIds(user.id);
     const token = await t.token('supervisor');
     await t.call('revokeSession', { token, params: { id: threeId! } });
-    await t.db.insertInto('sessions').values({ user_id: user.id, expires_at: new Date(Date.now() - 60_000) }).execute();
+    await t.db
+      .insertInto('sessions')
+      .values({ user_id: user.id, expires_at: new Date(Date.now() - 60_000) })
+      .execute();
 
     const res = await t.call('revokeUserSessions', { token, params: { id: user.id } });
     expect(res.status).toBe(200);

@@ -10,7 +10,15 @@ afterAll(async () => t?.close());
 const idOf = async (name: string) =>
   (await t.db.selectFrom('vehicle_types').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
 const usage = async (id: number) =>
-  Number((await t.db.selectFrom('transports').select((eb) => eb.fn.countAll<number>().as('n')).where('vehicle_type_id', '=', id).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db
+        .selectFrom('transports')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('vehicle_type_id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 async function create(body: Record<string, unknown>) {
   const res = await t.call('createConfigVehicleType', { token: await t.token('supervisor'), payload: body });
@@ -23,7 +31,13 @@ async function useIn(vehicleTypeId: number) {
   const agent = await t.db.selectFrom('users').select('id').where('username', '=', 'agent').executeTakeFirstOrThrow();
   await t.db
     .insertInto('transports')
-    .values({ charger_first_name: 'Use', charger_last_name: 'Case', vehicle_type_id: vehicleTypeId, loading_point: 'Depot', created_by: agent.id })
+    .values({
+      charger_first_name: 'Use',
+      charger_last_name: 'Case',
+      vehicle_type_id: vehicleTypeId,
+      loading_point: 'Depot',
+      created_by: agent.id,
+    })
     .execute();
 }
 
@@ -80,9 +94,15 @@ describe('POST /admin/configurations/vehicle-types (createConfigVehicleType)', (
   });
 
   it('answers 400 for a weight of 0 and 403 to a team manager', async () => {
-    const zero = await t.call('createConfigVehicleType', { token: await t.token('admin'), body: { name: 'Weightless', maxWeight: 0, category: 'LIGHT' } });
+    const zero = await t.call('createConfigVehicleType', {
+      token: await t.token('admin'),
+      body: { name: 'Weightless', maxWeight: 0, category: 'LIGHT' },
+    });
     expect(zero.status).toBe(400);
-    const manager = await t.call('createConfigVehicleType', { token: await t.token('manager'), body: { name: 'Cargo bike', maxWeight: 100, category: 'LIGHT' } });
+    const manager = await t.call('createConfigVehicleType', {
+      token: await t.token('manager'),
+      body: { name: 'Cargo bike', maxWeight: 100, category: 'LIGHT' },
+    });
     expect(manager.status).toBe(403);
   });
 });
@@ -92,7 +112,14 @@ describe('GET /admin/configurations/vehicle-types/{id} (getConfigVehicleTypeById
     const id = await idOf('Light van');
     const res = await t.call('getConfigVehicleTypeById', { token: await t.token('supervisor'), params: { id } });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id, name: 'Light van', category: 'LIGHT', maxWeight: 3500, isActive: true, usageCount: await usage(id) });
+    expect(res.body.result).toMatchObject({
+      id,
+      name: 'Light van',
+      category: 'LIGHT',
+      maxWeight: 3500,
+      isActive: true,
+      usageCount: await usage(id),
+    });
   });
 });
 
@@ -105,7 +132,13 @@ describe('PATCH /admin/configurations/vehicle-types/{id} (updateConfigVehicleTyp
       body: { description: 'Rigid truck, tail lift', maxWeight: 10000 },
     });
     expect(res.status).toBe(200);
-    expect(res.body.result).toMatchObject({ id, name: 'Rigid truck 19 t', description: 'Rigid truck, tail lift', maxWeight: 10000, category: 'HEAVY' });
+    expect(res.body.result).toMatchObject({
+      id,
+      name: 'Rigid truck 19 t',
+      description: 'Rigid truck, tail lift',
+      maxWeight: 10000,
+      category: 'HEAVY',
+    });
     const transport = await t.db.selectFrom('transports').select('id').where('vehicle_type_id', '=', id).executeTakeFirstOrThrow();
     const detail = await t.call('getTransportById', { token: await t.token('supervisor'), params: { id: transport.id } });
     expect(detail.body.result.vehicleType).toMatchObject({ id, description: 'Rigid truck, tail lift', maxWeight: 10000 });

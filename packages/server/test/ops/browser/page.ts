@@ -48,6 +48,10 @@ async function scenario() {
 }
 
 scenario().then(
-  (result) => void (window.outcome = { ok: true, ...result }),
-  (error: unknown) => void (window.outcome = { ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+  (result) => {
+    window.outcome = { ok: true, ...result };
+  },
+  (error: unknown) => {
+    window.outcome = { ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  },
 );
