@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
 import closeWithGrace from 'close-with-grace';
 import { Kysely } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { connect } from './db/connect.js';
+import { connect, openPGlite } from './db/connect.js';
 import { keepSpareCopy } from './db/reloadable.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Database } from './db/schema.js';
@@ -35,7 +34,7 @@ const config = loadConfig({
 
 // Seed once, dump, and run on a copy opened from the dump: a reset reloads that same dump.
 const started = performance.now();
-const seeding = new PGlite();
+const seeding = openPGlite();
 const seeded = new Kysely<Database>({ dialect: new PGliteDialect(seeding) });
 await migrateToLatest(seeded);
 await seedDemoData(seeded);

@@ -56,6 +56,21 @@ class ResilientClient extends pg.Client {
   }
 }
 
+/**
+ * A PGlite instance as the API needs it: the extensions its migrations create (pg_trgm) and numbers
+ * parsed as numbers. Every embedded database is opened here (server, sandbox, test templates).
+ */
+export function openPGlite(options: { dataDir?: string; loadDataDir?: Blob } = {}): PGlite {
+  return new PGlite({
+    ...options,
+    extensions: { pg_trgm },
+    parsers: {
+      20: (v: string) => Number.parseInt(v, 10),
+      1700: (v: string) => Number.parseFloat(v),
+    },
+  });
+}
+
 export function connect(target: DatabaseTarget): Kysely<Database> {
   if (target.kind === 'postgres') {
     const timeouts = target.timeouts ?? DEFAULT_TIMEOUTS;
@@ -82,14 +97,9 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     unlock = lockDataDir(target.dataDir);
   }
   const open = () =>
-    new PGlite({
+    openPGlite({
       ...(onDisk ? { dataDir: target.dataDir } : {}),
       ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
-      extensions: { pg_trgm },
-      parsers: {
-        20: (v: string) => Number.parseInt(v, 10),
-        1700: (v: string) => Number.parseFloat(v),
-      },
     });
   // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
   if (!onDisk && target.loadDataDir) {

@@ -2,11 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
-import { connect } from '../../src/db/connect.js';
+import { connect, openPGlite } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/schema.js';
 import { seedDemoData } from '../../src/db/seed.js';
@@ -26,7 +24,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   resetCoverage();
   const dir = mkdtempSync(join(tmpdir(), 'transport-ops-test-'));
-  const pglite = new PGlite({ extensions: { pg_trgm } });
+  const pglite = openPGlite();
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   await migrateToLatest(db);
   await seedDemoData(db);
