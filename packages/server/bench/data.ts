@@ -34,7 +34,8 @@ if (args.includes('--drop')) {
 await sql`create database ${sql.id(name)}`.execute(admin);
 await admin.destroy();
 
-const db = connect({ kind: 'postgres', url, poolSize: 1 });
+// A bulk load: no statement or query timeout (the server's defaults would cancel it at 1M rows).
+const db = connect({ kind: 'postgres', url, poolSize: 1, timeouts: { connectMs: 3000, statementMs: 0, queryMs: 0 } });
 const started = Date.now();
 const step = async (label: string, statement: ReturnType<typeof sql>) => {
   const t0 = Date.now();
