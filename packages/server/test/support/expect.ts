@@ -43,7 +43,7 @@ export function expectUnauthenticated(res: Answer, reason = 'Missing bearer toke
 
 /** The roles an operation's `security` requirement admits, as the contract lists them. */
 export function rolesOf(operationId: OperationId): string[] {
-  const security = (operationById.get(operationId)?.operation as { security?: Record<string, string[]>[] }).security;
+  const security = (operationById.get(operationId)!.operation as { security?: Record<string, string[]>[] }).security;
   const roles = security?.flatMap((requirement) => requirement.bearerAuth ?? []) ?? [];
   expect(roles.length, `${operationId} declares no roles`).toBeGreaterThan(0);
   return roles;
