@@ -387,7 +387,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
 
   it('still lets the user log in with the same password after an update', async () => {
     const user = await createUser(t);
-    await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { lastName: 'Kept' } });
-    expect((await t.call('login', { body: { username: user.username, password: PASSWORD } })).status).toBe(200);
+    const updated = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { lastName: 'Kept' } });
+    expect(updated.body.result.lastName).toBe('Kept');
+    const res = await t.call('login', { body: { username: user.username, password: PASSWORD } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result.user).toMatchObject({ id: user.id, username: user.username });
+    expect(res.body.result.access_token).toEqual(expect.any(String));
   });
 });
