@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectRoleRefused } from '../../support/expect.js';
 import { addMessage, createTopic, deleteMessage, messageRow, report, topicRow, userId } from './fixtures.js';
 
 let t: TestApp;
@@ -164,7 +165,7 @@ describe('GET /admin/forum/reported-messages/{id}', () => {
   it('refuses agents and team managers with 403 FORBIDDEN', async () => {
     for (const user of ['agent', 'manager'] as const) {
       const res = await t.call('getReportedMessageById', { params: { id: 1 }, token: await t.token(user) });
-      expect(res.status).toBe(403);
+      expectRoleRefused(res, 'getReportedMessageById');
     }
   });
 });
