@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
 import { categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
 
 let t: TestApp;
@@ -112,7 +113,7 @@ describe('GET /trade/announcements', () => {
   });
 
   it('answers 401 without a token', async () => {
-    expect((await t.call('listAnnouncements')).status).toBe(401);
+    expectUnauthenticated(await t.call('listAnnouncements'));
   });
 });
 
@@ -203,7 +204,7 @@ describe('GET /trade/announcements/{id}', () => {
   });
 
   it('answers 400 for an id that is not a positive integer', async () => {
-    expect((await t.call('getAnnouncementById', { token: await t.token('agent'), params: { id: 0 } })).status).toBe(400);
+    expectInvalid(await t.call('getAnnouncementById', { token: await t.token('agent'), params: { id: 0 } }), 'params/id must be >= 1');
   });
 });
 
@@ -269,7 +270,10 @@ describe('GET /trade/announcements/important', () => {
 
   it('answers 400 for an unknown priority or a non-boolean unread', async () => {
     const token = await t.token('agent');
-    expect((await t.call('listImportantAnnouncements', { token, query: { priority: 'URGENT' } })).status).toBe(400);
-    expect((await t.call('listImportantAnnouncements', { token, query: { unread: 'yes' } })).status).toBe(400);
+    expectInvalid(
+      await t.call('listImportantAnnouncements', { token, query: { priority: 'URGENT' } }),
+      /^querystring\/priority must be one of: /,
+    );
+    expectInvalid(await t.call('listImportantAnnouncements', { token, query: { unread: 'yes' } }), 'querystring/unread must be boolean');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectNotFound } from '../../support/expect.js';
 import { countRows, fileComplaint, loadRefs, moveTo, multipart, PNG, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -237,7 +238,9 @@ describe('POST /admin/complaints/{id}/assign (assignComplaint)', () => {
         params: { id },
         body: { userId: refs.user('agent2') },
       });
-      expect(res.status).toBe(404);
+      expectNotFound(res, 'user', refs.user('agent2'));
+      const read = await t.call('getAdminComplaintById', { token: await t.token('supervisor'), params: { id } });
+      expect(read.body.result.assignedTo).toBeNull();
     } finally {
       await t.db.updateTable('users').set({ is_active: true }).where('username', '=', 'agent2').execute();
     }
