@@ -1,7 +1,7 @@
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, DEMO_PASSWORD, type TestApp } from '../support/app.js';
-import { expectUnauthenticated } from '../support/expect.js';
+import { expectInvalid, expectUnauthenticated } from '../support/expect.js';
 
 let t: TestApp;
 let login: { access_token: string; refresh_token: string; user: { id: number } };
@@ -159,8 +159,7 @@ describe('request limits and errors in the envelope', () => {
 
   it('answers malformed JSON with 400 in the envelope', async () => {
     const res = await t.call('login', { payload: '{"username":', headers: { 'content-type': 'application/json' } });
-    expect(res.status).toBe(400);
-    expect(res.body.success).toBe(false);
+    expectInvalid(res, 'body is not valid JSON');
   });
 
   it('answers an unknown route and a wrong method with 404 ROUTE_NOT_FOUND in the envelope', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount, login, organizationId, superAdmin, uniqueEmail } from './fixtures.js';
 
@@ -52,10 +53,10 @@ describe('GET /admin/actors/admins (listAdmins)', () => {
     expect(all.body.result.data.every((a: { actorRole: string }) => a.actorRole === 'ADMIN')).toBe(true);
 
     const onlyInactive = await t.call('listAdmins', { token: admin, query: { isActive: false } });
-    expect(onlyInactive.body.result.data.map((a: { id: number }) => a.id)).toEqual([inactive.id]);
+    expect(idsOf(onlyInactive)).toEqual([inactive.id]);
 
     const inTog = await t.call('listAdmins', { token: admin, query: { organizationId: tog, search: 'zidane' } });
-    expect(inTog.body.result.data.map((a: { id: number }) => a.id)).toEqual([zed.id]);
+    expect(idsOf(inTog)).toEqual([zed.id]);
   });
 
   it('pages the list', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount, login, organizationId, uniqueEmail } from './fixtures.js';
 
@@ -25,8 +26,6 @@ async function newAgent(body: Record<string, unknown> = {}) {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.result;
 }
-
-const idsOf = (res: { body: { result: { data: { id: number }[] } } }) => res.body.result.data.map((a) => a.id);
 
 describe('GET /admin/actors/agents (listAgents)', () => {
   it('shows a team manager the agents of their organization subtree only', async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, uniqueEmail } from './fixtures.js';
 
@@ -56,7 +57,7 @@ describe('GET /admin/actors/customers (listCustomers)', () => {
     const off = await newCustomer({ firstName: 'Inactive' });
     await t.call('deactivateCustomer', { token: await t.token('supervisor'), params: { id: off.id } });
     const inactive = await t.call('listCustomers', { token: manager, query: { isActive: false } });
-    expect(inactive.body.result.data.map((c: { id: number }) => c.id)).toContain(off.id);
+    expect(idsOf(inactive)).toContain(off.id);
     expect(inactive.body.result.data.every((c: { isActive: boolean }) => !c.isActive)).toBe(true);
 
     for (const firstName of ['Sortb', 'Sortc', 'Sorta']) await newCustomer({ firstName });

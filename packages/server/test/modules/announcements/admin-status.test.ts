@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { expectError, expectInvalid, expectRoleRefused } from '../../support/expect.js';
 import { categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
 
@@ -56,7 +57,7 @@ describe('GET /admin/announcements', () => {
       token,
       query: { search: word, priority: 'LOW', categoryId: await categoryId(t, 'System updates'), authorId: await userId(t, 'admin') },
     });
-    expect(found.body.result.data.map((a: { id: number }) => a.id)).toEqual([created.id]);
+    expect(idsOf(found)).toEqual([created.id]);
     const supervisor = await userId(t, 'supervisor');
     const bySupervisor = await t.call('listAdminAnnouncements', { token, query: { authorId: supervisor, limit: 50 } });
     expect(bySupervisor.body.result.data.length).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
 import { categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
 
@@ -68,15 +69,15 @@ describe('GET /trade/announcements', () => {
     const word = `zebra${Date.now()}`;
     const target = await createAnnouncement(t, { priority: 'LOW', categoryId: safety, content: `Contains ${word} in the body.` });
     const byContent = await t.call('listAnnouncements', { token, query: { search: word.toUpperCase() } });
-    expect(byContent.body.result.data.map((a: { id: number }) => a.id)).toEqual([target.id]);
+    expect(idsOf(byContent)).toEqual([target.id]);
     const byTitle = await t.call('listAnnouncements', { token, query: { search: target.title } });
-    expect(byTitle.body.result.data.map((a: { id: number }) => a.id)).toEqual([target.id]);
+    expect(idsOf(byTitle)).toEqual([target.id]);
     const low = await t.call('listAnnouncements', { token, query: { priority: 'LOW', limit: 50 } });
     expect(low.body.result.data.length).toBeGreaterThan(0);
     expect(low.body.result.data.every((a: { priority: string }) => a.priority === 'LOW')).toBe(true);
     const inSafety = await t.call('listAnnouncements', { token, query: { categoryId: safety, limit: 50 } });
     expect(inSafety.body.result.data.every((a: { category: { id: number } }) => a.category.id === safety)).toBe(true);
-    expect(inSafety.body.result.data.map((a: { id: number }) => a.id)).toContain(target.id);
+    expect(idsOf(inSafety)).toContain(target.id);
     const recent = await t.call('listAnnouncements', {
       token,
       query: {
@@ -95,9 +96,7 @@ describe('GET /trade/announcements', () => {
     const total = all.body.result.meta.total as number;
     const page2 = await t.call('listAnnouncements', { token: await t.token('agent'), query: { page: 2, limit: 2 } });
     expect(page2.body.result.meta).toEqual({ total, current_page: 2, total_pages: Math.ceil(total / 2), limit: 2 });
-    expect(page2.body.result.data.map((a: { id: number }) => a.id)).toEqual(
-      all.body.result.data.slice(2, 4).map((a: { id: number }) => a.id),
-    );
+    expect(idsOf(page2)).toEqual(all.body.result.data.slice(2, 4).map((a: { id: number }) => a.id));
   });
 
   it('answers 400 for status DRAFT, limit above 50 and an end date before the start date', async () => {

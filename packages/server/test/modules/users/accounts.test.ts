@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { createUser, login, newUserBody, PASSWORD, profileStatus, userId } from './support.js';
 
 let t: TestApp;
@@ -60,7 +61,7 @@ describe('GET /admin/users (listUsers)', () => {
     const inactive = await createUser(t);
     await t.call('deactivateUser', { token, params: { id: inactive.id } });
     const inactiveList = await t.call('listUsers', { token, query: { isActive: false, limit: 100 } });
-    expect(inactiveList.body.result.data.map((u: { id: number }) => u.id)).toContain(inactive.id);
+    expect(idsOf(inactiveList)).toContain(inactive.id);
     expect(inactiveList.body.result.data.every((u: { isActive: boolean }) => !u.isActive)).toBe(true);
 
     const sorted = await t.call('listUsers', { token, query: { sortBy: 'username', sortOrder: 'ASC', limit: 100 } });
