@@ -143,17 +143,11 @@ describe('PATCH /admin/configurations/categories/{id}', () => {
     expect(row).toMatchObject({ description: 'After', icon: 'map', color: '#111111' });
   });
 
-  it('renames, including a change of case of its own name and a name used in another scope', async () => {
+  it('renames to a name used in another scope (a change of case of its own name: config-lists)', async () => {
     const created = await create({ scope: 'TUTORIAL', name: uniqueName('rename me') });
     const id = created.body.result.id;
-    const own = await t.call('updateConfigCategory', {
-      params: { id },
-      body: { name: created.body.result.name.toUpperCase() },
-      token: supervisor,
-    });
-    expect(own.status).toBe(200);
-    expect(own.body.result.name).toBe(created.body.result.name.toUpperCase());
     const other = await t.call('updateConfigCategory', { params: { id }, body: { name: 'Company news' }, token: supervisor });
+
     expect(other.status).toBe(200);
     expect(other.body.result).toMatchObject({ name: 'Company news', scope: 'TUTORIAL' });
   });
