@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationId } from '../../src/http/handlers.js';
 import { createTestApp, DEMO_PASSWORD, type DemoUser, type TestApp } from '../support/app.js';
 import { operations, type OperationInfo } from '../support/contract.js';
+import { expectUnauthenticated } from '../support/expect.js';
 
 /**
  * The permission matrix, generated from the contract: every operation is called with no token and
@@ -46,14 +47,17 @@ const publicOps = operations.filter((o) => allowedRoles(o) === null);
 
 describe('permission matrix (from the contract)', () => {
   it.each(protectedOps.map((o) => [o.operationId, o] as const))('%s refuses a call without a token with 401', async (_id, info) => {
-    const res = await t.call(info.operationId, harmlessRequest(info));
-    expect(res.status).toBe(401);
+    expectUnauthenticated(await t.call(info.operationId, harmlessRequest(info)));
   });
 
   it.each(publicOps.map((o) => [o.operationId, o] as const))('%s is public: no token is asked for', async (_id, info) => {
     const res = await t.call(info.operationId, harmlessRequest(info));
-    expect(res.status).not.toBe(401);
+    expect(res.status, JSON.stringify(res.body)).not.toBe(401);
     expect(res.status).not.toBe(403);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+    // It answered the request itself: a success, or a refusal of the probe's own parameters or body.
+    if (res.status >= 400) expect(res.body.success).toBe(false);
+    else expect(res.status).toBeLessThan(300);
   });
 
   const cases = protectedOps.flatMap((info) => users.map((user) => [info.operationId, user, info] as const));

@@ -1,6 +1,7 @@
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, DEMO_PASSWORD, type TestApp } from '../support/app.js';
+import { expectInvalid, expectUnauthenticated } from '../support/expect.js';
 
 let t: TestApp;
 let login: { access_token: string; refresh_token: string; user: { id: number } };
@@ -36,7 +37,9 @@ describe('bearer tokens', () => {
   });
 
   it('accepts a token forged with the right secret and claims (the control case of the refusals below)', async () => {
-    expect((await profileWith(forge())).status).toBe(200);
+    const res = await profileWith(forge());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result).toMatchObject({ id: login.user.id, username: 'agent' });
   });
 
   it.each([
@@ -74,6 +77,7 @@ describe('bearer tokens', () => {
   it('refuses an access token as a refresh token', async () => {
     const res = await t.call('refreshToken', { body: { refresh_token: login.access_token } });
     expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ success: false, message: 'Invalid refresh token', result: null, errors: [expect.any(String)] });
   });
 
   it('refreshes an access token with the refresh token, without issuing a new refresh token', async () => {
@@ -127,7 +131,7 @@ describe('roles', () => {
 
   it('authenticates before validating: an unauthenticated request with a bad body gets 401, not 400', async () => {
     const res = await t.call('createTransport', { payload: { unknown: true } });
-    expect(res.status).toBe(401);
+    expectUnauthenticated(res);
   });
 });
 
@@ -155,8 +159,7 @@ describe('request limits and errors in the envelope', () => {
 
   it('answers malformed JSON with 400 in the envelope', async () => {
     const res = await t.call('login', { payload: '{"username":', headers: { 'content-type': 'application/json' } });
-    expect(res.status).toBe(400);
-    expect(res.body.success).toBe(false);
+    expectInvalid(res, 'body is not valid JSON');
   });
 
   it('answers an unknown route and a wrong method with 404 ROUTE_NOT_FOUND in the envelope', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { createTestApp, errorMessages, type TestApp } from '../support/app.js';
+import { expectUnauthenticated } from '../support/expect.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,7 +27,8 @@ describe('upload operations', () => {
       payload: Buffer.from(await request.arrayBuffer()),
       headers: { 'content-type': request.headers.get('content-type')! },
     });
-    expect(res.status).toBe(401);
+    expectUnauthenticated(res);
+    expect(await t.db.selectFrom('transport_documents').select('id').where('transport_id', '=', 1).execute()).toEqual([]);
   });
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
+import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount, login, organizationId, uniqueEmail } from './fixtures.js';
 
 let t: TestApp;
@@ -24,8 +26,6 @@ async function newAgent(body: Record<string, unknown> = {}) {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.result;
 }
-
-const idsOf = (res: { body: { result: { data: { id: number }[] } } }) => res.body.result.data.map((a) => a.id);
 
 describe('GET /admin/actors/agents (listAgents)', () => {
   it('shows a team manager the agents of their organization subtree only', async () => {
@@ -103,7 +103,7 @@ describe('GET /admin/actors/agents/{id} (getAgentById)', () => {
 
   it('answers 404 for an administrator id', async () => {
     const res = await t.call('getAgentById', { token: await t.token('admin'), params: { id: ids.admin } });
-    expect(res.status).toBe(404);
+    expectNotFound(res, 'actor', ids.admin);
   });
 });
 
@@ -161,8 +161,11 @@ describe('POST /admin/actors/agents (createAgent)', () => {
   });
 
   it('refuses a team manager with 403 FORBIDDEN', async () => {
+    const before = await t.call('listAgents', { token: await t.token('supervisor'), query: { limit: 1 } });
     const res = await t.call('createAgent', { token: await t.token('manager'), body: { firstName: 'A', lastName: 'B' } });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'createAgent');
+    const after = await t.call('listAgents', { token: await t.token('supervisor'), query: { limit: 1 } });
+    expect(after.body.result.meta.total).toBe(before.body.result.meta.total);
   });
 });
 
@@ -199,15 +202,19 @@ describe('PATCH /admin/actors/agents/{id} (updateAgent)', () => {
   it('answers 404 for an unknown agent and for a customer id', async () => {
     const supervisor = await t.token('supervisor');
     const unknown = await t.call('updateAgent', { token: supervisor, params: { id: 99999 }, body: { firstName: 'X' } });
-    expect(unknown.status).toBe(404);
+    expectNotFound(unknown, 'actor', 99999);
     const customer = await t.db.selectFrom('actors').select('id').where('actor_role', '=', 'CUSTOMER').executeTakeFirstOrThrow();
     const other = await t.call('updateAgent', { token: supervisor, params: { id: customer.id }, body: { firstName: 'X' } });
-    expect(other.status).toBe(404);
+    expectNotFound(other, 'actor', customer.id);
+    const unchanged = await t.call('getCustomerById', { token: await t.token('admin'), params: { id: customer.id } });
+    expect(unchanged.body.result.firstName).not.toBe('X');
   });
 
   it('refuses a team manager with 403 FORBIDDEN', async () => {
     const res = await t.call('updateAgent', { token: await t.token('manager'), params: { id: ids.agent }, body: { firstName: 'X' } });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'updateAgent');
+    const agent = await t.call('getAgentById', { token: await t.token('supervisor'), params: { id: ids.agent } });
+    expect(agent.body.result.firstName).toBe('Sarah');
   });
 });
 
@@ -228,13 +235,15 @@ describe('DELETE /admin/actors/agents/{id} (deleteAgent)', () => {
 
   it('answers 404 for an unknown agent', async () => {
     const res = await t.call('deleteAgent', { token: await t.token('admin'), params: { id: 99999 } });
-    expect(res.status).toBe(404);
+    expectNotFound(res, 'actor', 99999);
   });
 
   it('refuses a supervisor with 403 FORBIDDEN', async () => {
     const created = await newAgent();
     const res = await t.call('deleteAgent', { token: await t.token('supervisor'), params: { id: created.id } });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'deleteAgent');
+    const kept = await t.call('getAgentById', { token: await t.token('supervisor'), params: { id: created.id } });
+    expect(kept.body.result).toMatchObject({ id: created.id, lastName: created.lastName });
   });
 });
 
@@ -272,13 +281,15 @@ describe('POST /admin/actors/agents/{id}/activate and /deactivate', () => {
 
   it('answers 404 for an unknown agent or an administrator id', async () => {
     const supervisor = await t.token('supervisor');
-    expect((await t.call('activateAgent', { token: supervisor, params: { id: 99999 } })).status).toBe(404);
-    expect((await t.call('deactivateAgent', { token: supervisor, params: { id: ids.admin } })).status).toBe(404);
+    expectNotFound(await t.call('activateAgent', { token: supervisor, params: { id: 99999 } }), 'actor', 99999);
+    expectNotFound(await t.call('deactivateAgent', { token: supervisor, params: { id: ids.admin } }), 'actor', ids.admin);
   });
 
   it('refuses a team manager with 403 FORBIDDEN', async () => {
-    expect((await t.call('activateAgent', { token: await t.token('manager'), params: { id: ids.agent } })).status).toBe(403);
-    expect((await t.call('deactivateAgent', { token: await t.token('manager'), params: { id: ids.agent } })).status).toBe(403);
+    expectRoleRefused(await t.call('activateAgent', { token: await t.token('manager'), params: { id: ids.agent } }), 'activateAgent');
+    expectRoleRefused(await t.call('deactivateAgent', { token: await t.token('manager'), params: { id: ids.agent } }), 'deactivateAgent');
+    const agent = await t.call('getAgentById', { token: await t.token('supervisor'), params: { id: ids.agent } });
+    expect(agent.body.result.isActive).toBe(true);
   });
 });
 
@@ -314,11 +325,13 @@ describe('POST /admin/actors/agents/bulk-action (bulkActionAgents)', () => {
   });
 
   it('refuses a supervisor with 403 FORBIDDEN and an unknown action with 400', async () => {
-    expect((await t.call('bulkActionAgents', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } })).status).toBe(
-      403,
+    expectRoleRefused(
+      await t.call('bulkActionAgents', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } }),
+      'bulkActionAgents',
     );
-    expect((await t.call('bulkActionAgents', { token: await t.token('admin'), payload: { action: 'ARCHIVE', ids: [1] } })).status).toBe(
-      400,
+    expectInvalid(
+      await t.call('bulkActionAgents', { token: await t.token('admin'), payload: { action: 'ARCHIVE', ids: [1] } }),
+      /^body\/action must be one of: /,
     );
   });
 });

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
+import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, uniqueEmail } from './fixtures.js';
 
 let t: TestApp;
@@ -55,7 +57,7 @@ describe('GET /admin/actors/customers (listCustomers)', () => {
     const off = await newCustomer({ firstName: 'Inactive' });
     await t.call('deactivateCustomer', { token: await t.token('supervisor'), params: { id: off.id } });
     const inactive = await t.call('listCustomers', { token: manager, query: { isActive: false } });
-    expect(inactive.body.result.data.map((c: { id: number }) => c.id)).toContain(off.id);
+    expect(idsOf(inactive)).toContain(off.id);
     expect(inactive.body.result.data.every((c: { isActive: boolean }) => !c.isActive)).toBe(true);
 
     for (const firstName of ['Sortb', 'Sortc', 'Sorta']) await newCustomer({ firstName });
@@ -65,7 +67,7 @@ describe('GET /admin/actors/customers (listCustomers)', () => {
 
   it('refuses an agent with 403 FORBIDDEN', async () => {
     const res = await t.call('listCustomers', { token: await t.token('agent') });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'listCustomers');
   });
 });
 
@@ -136,7 +138,9 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
       token: await t.token('supervisor'),
       payload: { firstName: 'A', lastName: 'B', phone: '+33600000001', organizationId: 1 },
     });
-    expect(res.status).toBe(400);
+    expectInvalid(res, 'body/organizationId is not an accepted field');
+    const found = await t.call('listCustomers', { token: await t.token('supervisor'), query: { search: '+33600000001' } });
+    expect(found.body.result.data).toEqual([]);
   });
 
   it('refuses a team manager with 403 FORBIDDEN', async () => {
@@ -144,7 +148,9 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
       token: await t.token('manager'),
       body: { firstName: 'A', lastName: 'B', phone: '+33600000001' },
     });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'createCustomer');
+    const found = await t.call('listCustomers', { token: await t.token('supervisor'), query: { search: '+33600000001' } });
+    expect(found.body.result.data).toEqual([]);
   });
 });
 
@@ -200,7 +206,7 @@ describe('PATCH /admin/actors/customers/{id} (updateCustomer)', () => {
 
   it('answers 404 for an unknown customer', async () => {
     const res = await t.call('updateCustomer', { token: await t.token('supervisor'), params: { id: 99999 }, body: { firstName: 'X' } });
-    expect(res.status).toBe(404);
+    expectNotFound(res, 'actor', 99999);
   });
 });
 
@@ -209,7 +215,8 @@ describe('DELETE /admin/actors/customers/{id} (deleteCustomer)', () => {
     const created = await newCustomer();
     const res = await t.call('deleteCustomer', { token: await t.token('admin'), params: { id: created.id } });
     expect(res.status).toBe(200);
-    expect((await t.call('getCustomerById', { token: await t.token('admin'), params: { id: created.id } })).status).toBe(404);
+    expect(res.body.success).toBe(true);
+    expectNotFound(await t.call('getCustomerById', { token: await t.token('admin'), params: { id: created.id } }), 'actor', created.id);
   });
 
   it('refuses a customer with transports with 409 RESOURCE_IN_USE counting transports and complaints', async () => {
@@ -225,9 +232,11 @@ describe('DELETE /admin/actors/customers/{id} (deleteCustomer)', () => {
   });
 
   it('answers 404 for an unknown customer and refuses a supervisor with 403', async () => {
-    expect((await t.call('deleteCustomer', { token: await t.token('admin'), params: { id: 99999 } })).status).toBe(404);
+    expectNotFound(await t.call('deleteCustomer', { token: await t.token('admin'), params: { id: 99999 } }), 'actor', 99999);
     const created = await newCustomer();
-    expect((await t.call('deleteCustomer', { token: await t.token('supervisor'), params: { id: created.id } })).status).toBe(403);
+    expectRoleRefused(await t.call('deleteCustomer', { token: await t.token('supervisor'), params: { id: created.id } }), 'deleteCustomer');
+    const kept = await t.call('getCustomerById', { token: await t.token('admin'), params: { id: created.id } });
+    expect(kept.body.result.id).toBe(created.id);
   });
 });
 
@@ -247,10 +256,13 @@ describe('POST /admin/actors/customers/{id}/activate and /deactivate', () => {
 
   it('answers 404 for an unknown customer and refuses a team manager with 403', async () => {
     const supervisor = await t.token('supervisor');
-    expect((await t.call('activateCustomer', { token: supervisor, params: { id: 99999 } })).status).toBe(404);
-    expect((await t.call('deactivateCustomer', { token: supervisor, params: { id: 99999 } })).status).toBe(404);
+    expectNotFound(await t.call('activateCustomer', { token: supervisor, params: { id: 99999 } }), 'actor', 99999);
+    expectNotFound(await t.call('deactivateCustomer', { token: supervisor, params: { id: 99999 } }), 'actor', 99999);
     const created = await newCustomer();
-    expect((await t.call('deactivateCustomer', { token: await t.token('manager'), params: { id: created.id } })).status).toBe(403);
+    const refused = await t.call('deactivateCustomer', { token: await t.token('manager'), params: { id: created.id } });
+    expectRoleRefused(refused, 'deactivateCustomer');
+    const still = await t.call('getCustomerById', { token: supervisor, params: { id: created.id } });
+    expect(still.body.result.isActive).toBe(true);
   });
 });
 
@@ -289,11 +301,13 @@ describe('POST /admin/actors/customers/bulk-action (bulkActionCustomers)', () =>
   });
 
   it('refuses a supervisor with 403 and an empty id list with 400', async () => {
-    expect(
-      (await t.call('bulkActionCustomers', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } })).status,
-    ).toBe(403);
-    expect((await t.call('bulkActionCustomers', { token: await t.token('admin'), body: { action: 'ACTIVATE', ids: [] } })).status).toBe(
-      400,
+    expectRoleRefused(
+      await t.call('bulkActionCustomers', { token: await t.token('supervisor'), body: { action: 'ACTIVATE', ids: [1] } }),
+      'bulkActionCustomers',
+    );
+    expectInvalid(
+      await t.call('bulkActionCustomers', { token: await t.token('admin'), body: { action: 'ACTIVATE', ids: [] } }),
+      'body/ids must NOT have fewer than 1 items',
     );
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid, expectRoleRefused } from '../../support/expect.js';
 import { organizationId } from './fixtures.js';
 
 let t: TestApp;
@@ -82,8 +83,8 @@ describe('GET /admin/actors/stats (getActorStats)', () => {
   });
 
   it('refuses days out of range with 400 and an agent with 403', async () => {
-    expect((await t.call('getActorStats', { token: await t.token('admin'), query: { days: 0 } })).status).toBe(400);
-    expect((await t.call('getActorStats', { token: await t.token('admin'), query: { top: 51 } })).status).toBe(400);
-    expect((await t.call('getActorStats', { token: await t.token('agent') })).status).toBe(403);
+    expectInvalid(await t.call('getActorStats', { token: await t.token('admin'), query: { days: 0 } }), 'querystring/days must be >= 1');
+    expectInvalid(await t.call('getActorStats', { token: await t.token('admin'), query: { top: 51 } }), 'querystring/top must be <= 50');
+    expectRoleRefused(await t.call('getActorStats', { token: await t.token('agent') }), 'getActorStats');
   });
 });

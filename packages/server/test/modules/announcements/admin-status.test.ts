@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
+import { expectError, expectInvalid, expectRoleRefused } from '../../support/expect.js';
 import { categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
 
 let t: TestApp;
@@ -55,7 +57,7 @@ describe('GET /admin/announcements', () => {
       token,
       query: { search: word, priority: 'LOW', categoryId: await categoryId(t, 'System updates'), authorId: await userId(t, 'admin') },
     });
-    expect(found.body.result.data.map((a: { id: number }) => a.id)).toEqual([created.id]);
+    expect(idsOf(found)).toEqual([created.id]);
     const supervisor = await userId(t, 'supervisor');
     const bySupervisor = await t.call('listAdminAnnouncements', { token, query: { authorId: supervisor, limit: 50 } });
     expect(bySupervisor.body.result.data.length).toBeGreaterThan(0);
@@ -70,9 +72,12 @@ describe('GET /admin/announcements', () => {
   });
 
   it('answers 403 to agents and team managers and 400 for an unknown sortBy', async () => {
-    expect((await t.call('listAdminAnnouncements', { token: await t.token('agent') })).status).toBe(403);
-    expect((await t.call('listAdminAnnouncements', { token: await t.token('manager') })).status).toBe(403);
-    expect((await t.call('listAdminAnnouncements', { token: await t.token('admin'), query: { sortBy: 'author' } })).status).toBe(400);
+    expectRoleRefused(await t.call('listAdminAnnouncements', { token: await t.token('agent') }), 'listAdminAnnouncements');
+    expectRoleRefused(await t.call('listAdminAnnouncements', { token: await t.token('manager') }), 'listAdminAnnouncements');
+    expectInvalid(
+      await t.call('listAdminAnnouncements', { token: await t.token('admin'), query: { sortBy: 'author' } }),
+      /^querystring\/sortBy must be one of: /,
+    );
   });
 });
 
@@ -155,9 +160,16 @@ describe('POST /admin/announcements/{id}/publish', () => {
   });
 
   it('answers 404 for an unknown id and 403 to an agent', async () => {
-    expect((await t.call('publishAnnouncement', { token: await t.token('admin'), params: { id: 999_999 } })).status).toBe(404);
+    const unknown = await t.call('publishAnnouncement', { token: await t.token('admin'), params: { id: 999_999 } });
+    expectError(unknown, 404, 'ANNOUNCEMENT_NOT_FOUND', { announcementId: 999_999 });
+
     const draft = await createAnnouncement(t, { status: 'DRAFT' });
-    expect((await t.call('publishAnnouncement', { token: await t.token('agent'), params: { id: draft.id } })).status).toBe(403);
+    expectRoleRefused(
+      await t.call('publishAnnouncement', { token: await t.token('agent'), params: { id: draft.id } }),
+      'publishAnnouncement',
+    );
+    const read = await t.call('getAdminAnnouncementById', { token: await t.token('admin'), params: { id: draft.id } });
+    expect(read.body.result.status).toBe('DRAFT');
   });
 });
 
@@ -231,13 +243,24 @@ describe('POST /admin/announcements/bulk-action', () => {
 
   it('answers 400 for duplicate ids or an unknown action, and 403 to a supervisor', async () => {
     const token = await t.token('admin');
-    expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [1, 1] } })).status).toBe(400);
-    expect((await t.call('bulkActionAnnouncements', { token, payload: { action: 'HIDE', ids: [1] } })).status).toBe(400);
-    expect((await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [] } })).status).toBe(400);
+    expectInvalid(
+      await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [1, 1] } }),
+      /^body\/ids must NOT have duplicate items/,
+    );
+    expectInvalid(
+      await t.call('bulkActionAnnouncements', { token, payload: { action: 'HIDE', ids: [1] } }),
+      /^body\/action must be one of: /,
+    );
+    expectInvalid(
+      await t.call('bulkActionAnnouncements', { token, body: { action: 'PUBLISH', ids: [] } }),
+      'body/ids must NOT have fewer than 1 items',
+    );
     const supervisor = await t.call('bulkActionAnnouncements', {
       token: await t.token('supervisor'),
       body: { action: 'DELETE', ids: [1] },
     });
-    expect(supervisor.status).toBe(403);
+    expectRoleRefused(supervisor, 'bulkActionAnnouncements');
+    const kept = await t.call('getAdminAnnouncementById', { token, params: { id: 1 } });
+    expect(kept.body.result.id).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectRoleRefused } from '../../support/expect.js';
 import { categoryId, createAnnouncement, tagId, uniqueTitle, userId } from './helpers.js';
 
 let t: TestApp;
@@ -210,7 +211,9 @@ describe('PATCH /admin/announcements/{id}', () => {
       params: { id: created.id },
       body: { title: 'No way' },
     });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'updateAnnouncement');
+    const read = await t.call('getAdminAnnouncementById', { token: await t.token('admin'), params: { id: created.id } });
+    expect(read.body.result.title).toBe(created.title);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { expectInvalid } from '../../support/expect.js';
 import { createAnnouncement, expireDirectly, seededId, userId } from './helpers.js';
 
 let t: TestApp;
@@ -128,8 +129,16 @@ describe('POST /trade/announcements/{id}/like', () => {
   it('answers 400 for a missing or unknown action and an unknown field', async () => {
     const token = await t.token('agent');
     const id = await seededId(t, 'Welcome to the new Transport Operations platform');
-    expect((await t.call('likeAnnouncement', { token, params: { id }, payload: {} })).status).toBe(400);
-    expect((await t.call('likeAnnouncement', { token, params: { id }, payload: { action: 'LOVE' } })).status).toBe(400);
-    expect((await t.call('likeAnnouncement', { token, params: { id }, payload: { action: 'LIKE', extra: 1 } })).status).toBe(400);
+    const before = await likesOf(id);
+    expectInvalid(await t.call('likeAnnouncement', { token, params: { id }, payload: {} }), 'body/action is required');
+    expectInvalid(
+      await t.call('likeAnnouncement', { token, params: { id }, payload: { action: 'LOVE' } }),
+      /^body\/action must be one of: /,
+    );
+    expectInvalid(
+      await t.call('likeAnnouncement', { token, params: { id }, payload: { action: 'LIKE', extra: 1 } }),
+      'body/extra is not an accepted field',
+    );
+    expect(await likesOf(id)).toEqual(before);
   });
 });

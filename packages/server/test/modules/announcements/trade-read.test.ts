@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
+import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
 import { categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
 
 let t: TestApp;
@@ -67,15 +69,15 @@ describe('GET /trade/announcements', () => {
     const word = `zebra${Date.now()}`;
     const target = await createAnnouncement(t, { priority: 'LOW', categoryId: safety, content: `Contains ${word} in the body.` });
     const byContent = await t.call('listAnnouncements', { token, query: { search: word.toUpperCase() } });
-    expect(byContent.body.result.data.map((a: { id: number }) => a.id)).toEqual([target.id]);
+    expect(idsOf(byContent)).toEqual([target.id]);
     const byTitle = await t.call('listAnnouncements', { token, query: { search: target.title } });
-    expect(byTitle.body.result.data.map((a: { id: number }) => a.id)).toEqual([target.id]);
+    expect(idsOf(byTitle)).toEqual([target.id]);
     const low = await t.call('listAnnouncements', { token, query: { priority: 'LOW', limit: 50 } });
     expect(low.body.result.data.length).toBeGreaterThan(0);
     expect(low.body.result.data.every((a: { priority: string }) => a.priority === 'LOW')).toBe(true);
     const inSafety = await t.call('listAnnouncements', { token, query: { categoryId: safety, limit: 50 } });
     expect(inSafety.body.result.data.every((a: { category: { id: number } }) => a.category.id === safety)).toBe(true);
-    expect(inSafety.body.result.data.map((a: { id: number }) => a.id)).toContain(target.id);
+    expect(idsOf(inSafety)).toContain(target.id);
     const recent = await t.call('listAnnouncements', {
       token,
       query: {
@@ -94,9 +96,7 @@ describe('GET /trade/announcements', () => {
     const total = all.body.result.meta.total as number;
     const page2 = await t.call('listAnnouncements', { token: await t.token('agent'), query: { page: 2, limit: 2 } });
     expect(page2.body.result.meta).toEqual({ total, current_page: 2, total_pages: Math.ceil(total / 2), limit: 2 });
-    expect(page2.body.result.data.map((a: { id: number }) => a.id)).toEqual(
-      all.body.result.data.slice(2, 4).map((a: { id: number }) => a.id),
-    );
+    expect(idsOf(page2)).toEqual(all.body.result.data.slice(2, 4).map((a: { id: number }) => a.id));
   });
 
   it('answers 400 for status DRAFT, limit above 50 and an end date before the start date', async () => {
@@ -112,7 +112,7 @@ describe('GET /trade/announcements', () => {
   });
 
   it('answers 401 without a token', async () => {
-    expect((await t.call('listAnnouncements')).status).toBe(401);
+    expectUnauthenticated(await t.call('listAnnouncements'));
   });
 });
 
@@ -203,7 +203,7 @@ describe('GET /trade/announcements/{id}', () => {
   });
 
   it('answers 400 for an id that is not a positive integer', async () => {
-    expect((await t.call('getAnnouncementById', { token: await t.token('agent'), params: { id: 0 } })).status).toBe(400);
+    expectInvalid(await t.call('getAnnouncementById', { token: await t.token('agent'), params: { id: 0 } }), 'params/id must be >= 1');
   });
 });
 
@@ -269,7 +269,10 @@ describe('GET /trade/announcements/important', () => {
 
   it('answers 400 for an unknown priority or a non-boolean unread', async () => {
     const token = await t.token('agent');
-    expect((await t.call('listImportantAnnouncements', { token, query: { priority: 'URGENT' } })).status).toBe(400);
-    expect((await t.call('listImportantAnnouncements', { token, query: { unread: 'yes' } })).status).toBe(400);
+    expectInvalid(
+      await t.call('listImportantAnnouncements', { token, query: { priority: 'URGENT' } }),
+      /^querystring\/priority must be one of: /,
+    );
+    expectInvalid(await t.call('listImportantAnnouncements', { token, query: { unread: 'yes' } }), 'querystring/unread must be boolean');
   });
 });

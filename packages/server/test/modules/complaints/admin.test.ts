@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsIn } from '../../support/fixtures.js';
+import { expectNotFound } from '../../support/expect.js';
 import { countRows, fileComplaint, loadRefs, moveTo, multipart, PNG, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -10,8 +12,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const ids = (body: { result: { data: { id: number }[] } }) => body.result.data.map((d) => d.id);
-
 describe('GET /admin/complaints (listAdminComplaints)', () => {
   it('lists with creator and assignee, filtered by assignee, creator and a search in label, description and location', async () => {
     const a = await fileComplaint(t, refs, 'agent', { label: 'Admin list alpha', description: 'Broken seal on container Kappa.' });
@@ -21,7 +21,7 @@ describe('GET /admin/complaints (listAdminComplaints)', () => {
 
     const search = await t.call('listAdminComplaints', { token, query: { search: 'kappa', sortOrder: 'ASC' } });
     expect(search.status).toBe(200);
-    expect(ids(search.body)).toEqual([a.id, b.id]);
+    expect(idsIn(search.body)).toEqual([a.id, b.id]);
     expect(search.body.result.data[0]).toMatchObject({ createdBy: { id: refs.user('agent'), username: 'agent' }, assignedTo: null });
     expect(search.body.result.data[1]).toMatchObject({
       createdBy: { username: 'agent2' },
@@ -39,20 +39,20 @@ describe('GET /admin/complaints (listAdminComplaints)', () => {
     });
 
     expect(
-      ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', assignedTo: refs.user('manager') } })).body),
+      idsIn((await t.call('listAdminComplaints', { token, query: { search: 'kappa', assignedTo: refs.user('manager') } })).body),
     ).toEqual([b.id]);
-    expect(ids((await t.call('listAdminComplaints', { token, query: { search: 'kappa', createdBy: refs.user('agent') } })).body)).toEqual([
-      a.id,
-    ]);
-    expect(ids((await t.call('listAdminComplaints', { token, query: { label: 'beta' } })).body)).toEqual([b.id]);
+    expect(idsIn((await t.call('listAdminComplaints', { token, query: { search: 'kappa', createdBy: refs.user('agent') } })).body)).toEqual(
+      [a.id],
+    );
+    expect(idsIn((await t.call('listAdminComplaints', { token, query: { label: 'beta' } })).body)).toEqual([b.id]);
   });
 
   it('limits a team manager to the complaints of the subtree', async () => {
     const alpha = await fileComplaint(t, refs, 'agent');
     const beta = await fileComplaint(t, refs, 'agent2');
     const res = await t.call('listAdminComplaints', { token: await t.token('manager'), query: { limit: 100 } });
-    expect(ids(res.body)).toContain(alpha.id);
-    expect(ids(res.body)).not.toContain(beta.id);
+    expect(idsIn(res.body)).toContain(alpha.id);
+    expect(idsIn(res.body)).not.toContain(beta.id);
   });
 
   it('refuses agents with 403', async () => {
@@ -237,7 +237,9 @@ describe('POST /admin/complaints/{id}/assign (assignComplaint)', () => {
         params: { id },
         body: { userId: refs.user('agent2') },
       });
-      expect(res.status).toBe(404);
+      expectNotFound(res, 'user', refs.user('agent2'));
+      const read = await t.call('getAdminComplaintById', { token: await t.token('supervisor'), params: { id } });
+      expect(read.body.result.assignedTo).toBeNull();
     } finally {
       await t.db.updateTable('users').set({ is_active: true }).where('username', '=', 'agent2').execute();
     }

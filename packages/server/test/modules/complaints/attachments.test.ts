@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { expectError } from '../../support/expect.js';
 import { countRows, fileComplaint, type FilePart, JPEG, loadRefs, moveTo, multipart, PDF, PNG, type Refs, TEXT } from './fixtures.js';
 
 let t: TestApp;
@@ -173,6 +174,6 @@ describe('GET /trade/complaints/attachments/{id} (downloadComplaintAttachment)',
 
   it('answers 404 for an unknown attachment', async () => {
     const res = await t.call('downloadComplaintAttachment', { token: await t.token('admin'), params: { id: 99999 } });
-    expect(res.status).toBe(404);
+    expectError(res, 404, 'DOCUMENT_NOT_FOUND', { documentId: 99999 });
   });
 });

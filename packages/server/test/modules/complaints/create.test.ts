@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectUnauthenticated } from '../../support/expect.js';
 import { countRows, insertTransport, loadRefs, multipart, PDF, PNG, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -190,7 +191,9 @@ describe('POST /trade/complaints (createComplaint)', () => {
   });
 
   it('answers 401 without a token', async () => {
+    const before = await countRows(t, 'complaints', { column: 'transport_id', value: 1 });
     const res = await t.call('createComplaint', { body: { transportId: 1 } });
-    expect(res.status).toBe(401);
+    expectUnauthenticated(res);
+    expect(await countRows(t, 'complaints', { column: 'transport_id', value: 1 })).toBe(before);
   });
 });

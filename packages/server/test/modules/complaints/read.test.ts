@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsIn } from '../../support/fixtures.js';
+import { expectUnauthenticated } from '../../support/expect.js';
 import { fileComplaint, loadRefs, moveTo, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -11,17 +13,15 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const ids = (body: { result: { data: { id: number }[] } }) => body.result.data.map((d) => d.id);
-
 describe('GET /trade/complaints (listComplaints)', () => {
   it('gives an agent their own complaints only, with linked page meta', async () => {
     const { id } = await fileComplaint(t, refs, 'agent', { label: 'Agent list check' });
     const theirs = await fileComplaint(t, refs, 'agent2', { label: 'Agent2 list check' });
     const res = await t.call('listComplaints', { token: await t.token('agent'), query: { limit: 100 } });
     expect(res.status).toBe(200);
-    expect(ids(res.body)).toContain(id);
-    expect(ids(res.body)).not.toContain(theirs.id);
-    const creators = await t.db.selectFrom('complaints').select('created_by').where('id', 'in', ids(res.body)).execute();
+    expect(idsIn(res.body)).toContain(id);
+    expect(idsIn(res.body)).not.toContain(theirs.id);
+    const creators = await t.db.selectFrom('complaints').select('created_by').where('id', 'in', idsIn(res.body)).execute();
     expect(new Set(creators.map((c) => c.created_by))).toEqual(new Set([refs.user('agent')]));
     expect(res.body.result.meta).toMatchObject({ current_page: 1, next_page: null, previous_page: null, limit: 100 });
     const item = res.body.result.data.find((d: { id: number }) => d.id === id);
@@ -41,10 +41,10 @@ describe('GET /trade/complaints (listComplaints)', () => {
     const { id } = await fileComplaint(t, refs, 'agent', { label: 'Team alpha complaint' });
     const other = await fileComplaint(t, refs, 'agent2', { label: 'Team beta complaint' });
     const res = await t.call('listComplaints', { token: await t.token('manager'), query: { limit: 100 } });
-    expect(ids(res.body)).toContain(id);
-    expect(ids(res.body)).not.toContain(other.id);
+    expect(idsIn(res.body)).toContain(id);
+    expect(idsIn(res.body)).not.toContain(other.id);
     const supervisor = await t.call('listComplaints', { token: await t.token('supervisor'), query: { limit: 100 } });
-    expect(ids(supervisor.body)).toEqual(expect.arrayContaining([id, other.id]));
+    expect(idsIn(supervisor.body)).toEqual(expect.arrayContaining([id, other.id]));
   });
 
   it('pages with next_page and previous_page', async () => {
@@ -64,7 +64,7 @@ describe('GET /trade/complaints (listComplaints)', () => {
       total_is_exact: true,
       next_cursor: expect.any(String),
     });
-    expect(ids(page2.body)).toEqual(ids(all.body).slice(2, 4));
+    expect(idsIn(page2.body)).toEqual(idsIn(all.body).slice(2, 4));
   });
 
   it('filters by status, complaint type, country, creation dates and label, and sorts', async () => {
@@ -75,25 +75,25 @@ describe('GET /trade/complaints (listComplaints)', () => {
     const token = await t.token('agent');
 
     const byLabel = await t.call('listComplaints', { token, query: { label: 'ZETA', sortBy: 'createdAt', sortOrder: 'ASC' } });
-    expect(ids(byLabel.body)).toEqual([a.id, b.id]);
+    expect(idsIn(byLabel.body)).toEqual([a.id, b.id]);
     const byStatus = await t.call('listComplaints', { token, query: { label: 'zeta', status: 'IN_PROGRESS' } });
-    expect(ids(byStatus.body)).toEqual([b.id]);
+    expect(idsIn(byStatus.body)).toEqual([b.id]);
     const byType = await t.call('listComplaints', { token, query: { label: 'zeta', complaintTypeId: type } });
-    expect(ids(byType.body)).toEqual([a.id]);
+    expect(idsIn(byType.body)).toEqual([a.id]);
     expect(byType.body.result.data[0]!.complaintType).toEqual({ id: type, name: 'Missing goods' });
 
     const france = await t.db.selectFrom('countries').select('id').where('code', '=', 'FR').executeTakeFirstOrThrow();
     const morocco = await t.db.selectFrom('countries').select('id').where('code', '=', 'MA').executeTakeFirstOrThrow();
-    expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', countryId: france.id } })).body)).toHaveLength(2);
-    expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', countryId: morocco.id } })).body)).toEqual([]);
+    expect(idsIn((await t.call('listComplaints', { token, query: { label: 'zeta', countryId: france.id } })).body)).toHaveLength(2);
+    expect(idsIn((await t.call('listComplaints', { token, query: { label: 'zeta', countryId: morocco.id } })).body)).toEqual([]);
 
     const future = new Date(Date.now() + 3_600_000).toISOString();
     const past = new Date(Date.now() - 3_600_000).toISOString();
-    expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: future } })).body)).toEqual([]);
+    expect(idsIn((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: future } })).body)).toEqual([]);
     expect(
-      ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: past, startAtTo: future } })).body),
+      idsIn((await t.call('listComplaints', { token, query: { label: 'zeta', startAtFrom: past, startAtTo: future } })).body),
     ).toHaveLength(2);
-    expect(ids((await t.call('listComplaints', { token, query: { label: 'zeta', startAtTo: past } })).body)).toEqual([]);
+    expect(idsIn((await t.call('listComplaints', { token, query: { label: 'zeta', startAtTo: past } })).body)).toEqual([]);
   });
 
   it('includes a complaint created within the millisecond of startAtTo (the column keeps microseconds)', async () => {
@@ -103,10 +103,10 @@ describe('GET /trade/complaints (listComplaints)', () => {
     const shown = (await t.call('getComplaintById', { token, params: { id } })).body.result.createdAt;
     expect(shown).toBe('2026-03-04T05:06:07.123Z');
     const upTo = (startAtTo: string) => t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtTo } });
-    expect(ids((await upTo(shown)).body)).toEqual([id]);
-    expect(ids((await upTo('2026-03-04T05:06:07.122Z')).body)).toEqual([]);
+    expect(idsIn((await upTo(shown)).body)).toEqual([id]);
+    expect(idsIn((await upTo('2026-03-04T05:06:07.122Z')).body)).toEqual([]);
     expect(
-      ids((await t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtFrom: shown, startAtTo: shown } })).body),
+      idsIn((await t.call('listComplaints', { token, query: { label: 'Microsecond edge', startAtFrom: shown, startAtTo: shown } })).body),
     ).toEqual([id]);
   });
 
@@ -114,7 +114,7 @@ describe('GET /trade/complaints (listComplaints)', () => {
     const { id } = await fileComplaint(t, refs, 'agent2', { label: 'Assigned to agent' });
     await t.call('assignComplaint', { token: await t.token('supervisor'), params: { id }, body: { userId: refs.user('agent') } });
     const token = await t.token('agent');
-    expect(ids((await t.call('listComplaints', { token, query: { limit: 100 } })).body)).toContain(id);
+    expect(idsIn((await t.call('listComplaints', { token, query: { limit: 100 } })).body)).toContain(id);
     expect((await t.call('getComplaintById', { token, params: { id } })).status).toBe(200);
     const update = await t.call('updateComplaint', { token, params: { id }, body: { location: 'Somewhere' } });
     expect(update.status).toBe(404);
@@ -224,6 +224,6 @@ describe('GET /trade/complaints/types (listComplaintTypes)', () => {
   });
 
   it('answers 401 without a token', async () => {
-    expect((await t.call('listComplaintTypes')).status).toBe(401);
+    expectUnauthenticated(await t.call('listComplaintTypes'));
   });
 });

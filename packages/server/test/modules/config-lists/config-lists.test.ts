@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { operationById } from '../../support/contract.js';
 import { superAdminToken } from '../users/support.js';
 import { cases } from './cases.js';
@@ -35,7 +36,7 @@ describe.each(cases)('configuration list: $name', (c) => {
     const got = await t.call(c.ops.get, { token: await writer(), params: { id } });
     expect(got.body.result).toEqual(created.body.result);
     const listed = await t.call(c.ops.list, { token: await writer(), query: { search: String(body[c.key]), limit: 100 } });
-    expect(listed.body.result.data.map((e: { id: number }) => e.id)).toContain(id);
+    expect(idsOf(listed)).toContain(id);
   });
 
   it(`refuses a ${c.key} already used${c.caseInsensitive ? ', whatever its case,' : ''} with 409 ALREADY_EXISTS`, async () => {
@@ -67,6 +68,7 @@ describe.each(cases)('configuration list: $name', (c) => {
     expect((await t.call(c.ops.get, { token, params: { id: a.id } })).body.result).toEqual(renamed.body.result);
     if (c.caseInsensitive) {
       const ownCase = await t.call(c.ops.update, { token, params: { id: b.id }, body: { [c.key]: flipCase(b[c.key]) } });
+      expect(ownCase.status, JSON.stringify(ownCase.body)).toBe(200);
       expect(ownCase.body.result[c.key]).toBe(flipCase(b[c.key]));
     }
   });
@@ -95,8 +97,12 @@ describe.each(cases)('configuration list: $name', (c) => {
     expect(again.body.result).toEqual(off.body.result);
     const inactive = await t.call(c.ops.list, { token, query: { isActive: false, limit: 100 } });
     expect(inactive.body.result.data.every((e: { isActive: boolean }) => !e.isActive)).toBe(true);
-    expect(inactive.body.result.data.map((e: { id: number }) => e.id)).toContain(entry.id);
+    expect(idsOf(inactive)).toContain(entry.id);
+    const active = await t.call(c.ops.list, { token, query: { isActive: true, limit: 100 } });
+    expect(active.body.result.data.every((e: { isActive: boolean }) => e.isActive)).toBe(true);
+    expect(idsOf(active)).not.toContain(entry.id);
     const on = await t.call(c.ops.status, { token, params: { id: entry.id }, body: { isActive: true } });
+
     expect(on.body.result).toMatchObject({ id: entry.id, isActive: true });
   });
 

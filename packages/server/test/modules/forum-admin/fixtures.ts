@@ -71,8 +71,8 @@ export async function addMessage(
   return row.id;
 }
 
-/** Soft-deletes a message as the user side does (no replies: it leaves the counts). */
-export async function deleteMessage(db: Kysely<Database>, messageId: number): Promise<void> {
+/** Marks a message deleted and drops its topic's message count; returns the message's parent id. */
+async function softDelete(db: Kysely<Database>, messageId: number): Promise<number | null> {
   const row = await db
     .updateTable('forum_messages')
     .set({ deleted_at: new Date() })
@@ -84,28 +84,24 @@ export async function deleteMessage(db: Kysely<Database>, messageId: number): Pr
     .set((eb) => ({ messages_count: eb('messages_count', '-', 1) }))
     .where('id', '=', row.topic_id)
     .execute();
-  if (row.parent_id !== null) {
+  return row.parent_id;
+}
+
+/** Soft-deletes a message as the user side does (no replies: it leaves the counts). */
+export async function deleteMessage(db: Kysely<Database>, messageId: number): Promise<void> {
+  const parentId = await softDelete(db, messageId);
+  if (parentId !== null) {
     await db
       .updateTable('forum_messages')
       .set((eb) => ({ replies_count: eb('replies_count', '-', 1) }))
-      .where('id', '=', row.parent_id)
+      .where('id', '=', parentId)
       .execute();
   }
 }
 
 /** Soft-deletes a message that has visible replies: it stays in the tree as a placeholder, so only the topic count drops. */
 export async function deleteAsPlaceholder(db: Kysely<Database>, messageId: number): Promise<void> {
-  const row = await db
-    .updateTable('forum_messages')
-    .set({ deleted_at: new Date() })
-    .where('id', '=', messageId)
-    .returning('topic_id')
-    .executeTakeFirstOrThrow();
-  await db
-    .updateTable('forum_topics')
-    .set((eb) => ({ messages_count: eb('messages_count', '-', 1) }))
-    .where('id', '=', row.topic_id)
-    .execute();
+  await softDelete(db, messageId);
 }
 
 export async function report(

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
+import { expectRoleRefused } from '../../support/expect.js';
 import { addMessage, createTopic, deleteMessage, messageRow, report, topicRow, userId } from './fixtures.js';
 
 let t: TestApp;
@@ -62,20 +64,20 @@ describe('GET /admin/forum/reported-messages', () => {
     const { topicId, reportIds } = await reportedReply(['agent', 'manager'], 'Unique phrase zebra-42 in the message');
     await t.db.updateTable('forum_reports').set({ reason: 'HARASSMENT' }).where('id', '=', reportIds[1]!).execute();
     const byTopic = await t.call('listReportedMessages', { query: { topicId }, token: supervisor });
-    expect(byTopic.body.result.data.map((r: { id: number }) => r.id).sort()).toEqual([...reportIds].sort());
+    expect(idsOf(byTopic).sort()).toEqual([...reportIds].sort());
     expect(byTopic.body.result.data.every((r: { reportsCount: number }) => r.reportsCount === 2)).toBe(true);
 
     const byReason = await t.call('listReportedMessages', { query: { topicId, reason: 'HARASSMENT' }, token: supervisor });
-    expect(byReason.body.result.data.map((r: { id: number }) => r.id)).toEqual([reportIds[1]]);
+    expect(idsOf(byReason)).toEqual([reportIds[1]]);
 
     const byContent = await t.call('listReportedMessages', { query: { search: 'ZEBRA-42' }, token: supervisor });
     expect(byContent.body.result.meta.total).toBe(2);
     const byComment = await t.call('listReportedMessages', { query: { search: 'reported by manager', topicId }, token: supervisor });
-    expect(byComment.body.result.data.map((r: { id: number }) => r.id)).toEqual([reportIds[1]]);
+    expect(idsOf(byComment)).toEqual([reportIds[1]]);
 
     await t.db.updateTable('forum_reports').set({ status: 'DISMISSED' }).where('id', '=', reportIds[0]!).execute();
     const pending = await t.call('listReportedMessages', { query: { topicId, status: 'PENDING' }, token: supervisor });
-    expect(pending.body.result.data.map((r: { id: number }) => r.id)).toEqual([reportIds[1]]);
+    expect(idsOf(pending)).toEqual([reportIds[1]]);
     const dismissed = await t.call('listReportedMessages', { query: { topicId, status: 'DISMISSED' }, token: supervisor });
     expect(dismissed.body.result.data.map((r: { id: number; status: string }) => [r.id, r.status])).toEqual([[reportIds[0], 'DISMISSED']]);
   });
@@ -114,9 +116,7 @@ describe('GET /admin/forum/reported-messages', () => {
     const total = newest.body.result.meta.total;
     const page2 = await t.call('listReportedMessages', { query: { limit: 2, page: 2 }, token: supervisor });
     expect(page2.body.result.meta).toEqual({ total, current_page: 2, total_pages: Math.ceil(total / 2), limit: 2 });
-    expect(page2.body.result.data.map((r: { id: number }) => r.id)).toEqual(
-      newest.body.result.data.slice(2, 4).map((r: { id: number }) => r.id),
-    );
+    expect(idsOf(page2)).toEqual(newest.body.result.data.slice(2, 4).map((r: { id: number }) => r.id));
   });
 
   it('refuses agents and team managers with 403 FORBIDDEN', async () => {
@@ -164,7 +164,7 @@ describe('GET /admin/forum/reported-messages/{id}', () => {
   it('refuses agents and team managers with 403 FORBIDDEN', async () => {
     for (const user of ['agent', 'manager'] as const) {
       const res = await t.call('getReportedMessageById', { params: { id: 1 }, token: await t.token(user) });
-      expect(res.status).toBe(403);
+      expectRoleRefused(res, 'getReportedMessageById');
     }
   });
 });

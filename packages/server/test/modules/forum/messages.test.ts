@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectError } from '../../support/expect.js';
 import { mainMessageId, messageRow, newMessage, newTopic, setMessage, setTopic, topicRow, userId } from './helpers.js';
 
 let t: TestApp;
@@ -151,8 +152,10 @@ describe('GET /trade/forum/messages/{id}', () => {
     const topic = await newTopic(t, agent);
     const message = await newMessage(t, agent, topic.id);
     await setTopic(t, topic.id, { is_hidden: true });
-    expect((await t.call('getForumMessageById', { token: supervisor, params: { id: message.id } })).status).toBe(404);
-    expect((await t.call('getForumMessageById', { token: agent, params: { id: 999_999 } })).status).toBe(404);
+    const hidden = await t.call('getForumMessageById', { token: supervisor, params: { id: message.id } });
+    expectError(hidden, 404, 'MESSAGE_NOT_FOUND', { messageId: message.id });
+    const unknown = await t.call('getForumMessageById', { token: agent, params: { id: 999_999 } });
+    expectError(unknown, 404, 'MESSAGE_NOT_FOUND', { messageId: 999_999 });
   });
 });
 

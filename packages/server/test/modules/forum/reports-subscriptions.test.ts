@@ -30,12 +30,12 @@ describe('POST /trade/forum/messages/{id}/report', () => {
 
   it('accepts a report of the main message and of one’s own message', async () => {
     const topic = await newTopic(t, agent);
-    const res = await t.call('reportForumMessage', {
-      token: agent,
-      params: { id: await mainMessageId(t, topic.id) },
-      body: { reason: 'OTHER' },
-    });
-    expect(res.status).toBe(201);
+    const main = await mainMessageId(t, topic.id);
+    const res = await t.call('reportForumMessage', { token: agent, params: { id: main }, body: { reason: 'OTHER' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.result).toMatchObject({ messageId: main, reason: 'OTHER', status: 'PENDING' });
+    const mine = await t.call('listMyForumReports', { token: agent });
+    expect(mine.body.result.data).toContainEqual(expect.objectContaining({ reportId: res.body.result.reportId, messageId: main }));
   });
 
   it('refuses a second report by the same user with 409 ALREADY_REPORTED and the existing report id, also in parallel', async () => {

@@ -98,12 +98,11 @@ describe('POST /trade/forum/messages/{id}/like', () => {
   it('accepts votes in closed topics', async () => {
     const topic = await newTopic(t, agent);
     await setTopic(t, topic.id, { status: 'CLOSED' });
-    const res = await t.call('voteForumMessage', {
-      token: agent2,
-      params: { id: await mainMessageId(t, topic.id) },
-      body: { action: 'LIKE' },
-    });
-    expect(res.status).toBe(200);
+    const main = await mainMessageId(t, topic.id);
+    const res = await t.call('voteForumMessage', { token: agent2, params: { id: main }, body: { action: 'LIKE' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result).toEqual({ messageId: main, action: 'LIKE', likesCount: 1, dislikesCount: 0, userVote: 'LIKE' });
+    expect(await votesOn(main)).toEqual([{ user_id: await userId(t, 'agent2'), vote: 'LIKE' }]);
   });
 
   it('accepts exactly one of 10 parallel LIKEs by the same user: one 200, nine 409, likesCount 1', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 
 let t: TestApp;
 let supervisor: string;
@@ -41,7 +42,7 @@ describe('GET /admin/configurations/countries (listConfigCountries)', () => {
     const closed = await createCountry('Closedland');
     await t.call('setConfigCountryStatus', { token: supervisor, params: { id: closed.id }, body: { isActive: false } });
     const inactive = await t.call('listConfigCountries', { token: supervisor, query: { isActive: false } });
-    expect(inactive.body.result.data.map((c: { id: number }) => c.id)).toEqual([closed.id]);
+    expect(idsOf(inactive)).toEqual([closed.id]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 
 let t: TestApp;
 let supervisor: string;
@@ -57,7 +58,7 @@ describe('GET /admin/configurations/states (listConfigStates)', () => {
     const state = await createState('MA', 'Sleeping region');
     await t.call('setConfigStateStatus', { token: supervisor, params: { id: state.id }, body: { isActive: false } });
     const inactive = await t.call('listConfigStates', { token: supervisor, query: { isActive: false } });
-    expect(inactive.body.result.data.map((s: { id: number }) => s.id)).toEqual([state.id]);
+    expect(idsOf(inactive)).toEqual([state.id]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount } from '../actors/fixtures.js';
 
 let t: TestApp;
@@ -94,7 +95,7 @@ describe('GET /admin/organizations (listOrganizations)', () => {
 
   it('refuses an agent with 403 FORBIDDEN', async () => {
     const res = await t.call('listOrganizations', { token: await t.token('agent') });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'listOrganizations');
   });
 });
 
@@ -173,12 +174,16 @@ describe('POST /admin/organizations (createOrganization)', () => {
   });
 
   it('refuses a lower-case code with 400 and a supervisor with 403', async () => {
-    expect(
-      (await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'X', code: 'lower', type: 'TEAM' } })).status,
-    ).toBe(400);
-    expect(
-      (await t.call('createOrganization', { token: await t.token('supervisor'), body: { name: 'X', code: 'SUP', type: 'TEAM' } })).status,
-    ).toBe(403);
+    expectInvalid(
+      await t.call('createOrganization', { token: await t.token('admin'), body: { name: 'X', code: 'lower', type: 'TEAM' } }),
+      /^body\/code must match pattern /,
+    );
+    expectRoleRefused(
+      await t.call('createOrganization', { token: await t.token('supervisor'), body: { name: 'X', code: 'SUP', type: 'TEAM' } }),
+      'createOrganization',
+    );
+    const stored = await t.db.selectFrom('organizations').select('id').where('code', 'in', ['lower', 'SUP']).execute();
+    expect(stored).toEqual([]);
   });
 });
 
@@ -210,7 +215,7 @@ describe('GET /admin/organizations/{id} (getOrganizationById)', () => {
   });
 
   it('answers 404 for an unknown organization', async () => {
-    expect((await t.call('getOrganizationById', { token: await t.token('admin'), params: { id: 4242 } })).status).toBe(404);
+    expectNotFound(await t.call('getOrganizationById', { token: await t.token('admin'), params: { id: 4242 } }), 'organization', 4242);
   });
 });
 
@@ -293,8 +298,11 @@ describe('PATCH /admin/organizations/{id} (updateOrganization)', () => {
   });
 
   it('refuses a supervisor with 403 FORBIDDEN', async () => {
+    const before = await t.call('getOrganizationById', { token: await t.token('admin'), params: { id: org.TOG } });
     const res = await t.call('updateOrganization', { token: await t.token('supervisor'), params: { id: org.TOG }, body: { name: 'X' } });
-    expect(res.status).toBe(403);
+    expectRoleRefused(res, 'updateOrganization');
+    const after = await t.call('getOrganizationById', { token: await t.token('admin'), params: { id: org.TOG } });
+    expect(after.body.result.name).toBe(before.body.result.name);
   });
 });
 
@@ -327,7 +335,12 @@ describe('DELETE /admin/organizations/{id} (deleteOrganization)', () => {
   });
 
   it('answers 404 for an unknown organization and refuses a supervisor with 403', async () => {
-    expect((await t.call('deleteOrganization', { token: await t.token('admin'), params: { id: 4242 } })).status).toBe(404);
-    expect((await t.call('deleteOrganization', { token: await t.token('supervisor'), params: { id: org.TOG } })).status).toBe(403);
+    expectNotFound(await t.call('deleteOrganization', { token: await t.token('admin'), params: { id: 4242 } }), 'organization', 4242);
+    expectRoleRefused(
+      await t.call('deleteOrganization', { token: await t.token('supervisor'), params: { id: org.TOG } }),
+      'deleteOrganization',
+    );
+    const kept = await t.call('getOrganizationById', { token: await t.token('admin'), params: { id: org.TOG } });
+    expect(kept.body.result.id).toBe(org.TOG);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { actorIdOf, organizationId } from '../actors/fixtures.js';
 
 // Moving Team Beta changes every team scope: this file holds only that scenario.
@@ -20,7 +21,7 @@ describe('the organization tree drives team scope', () => {
     const listIds = async () => {
       const res = await t.call('listAgents', { token: manager, query: { limit: 100 } });
       expect(res.status).toBe(200);
-      return res.body.result.data.map((a: { id: number }) => a.id);
+      return idsOf(res);
     };
 
     // Before: Team Alpha only.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectError, expectUnauthenticated } from '../../support/expect.js';
 import { PDF, PNG } from '../complaints/fixtures.js';
 import { createTutorial } from '../tutorials/support.js';
 
@@ -73,9 +74,17 @@ describe('PUT /trade/profile/avatar (uploadAvatar) and GET /trade/users/{id}/ava
   });
 
   it('answers 415 for a JSON body and 401 without a token', async () => {
+    const avatarOf = () =>
+      t.db
+        .selectFrom('users')
+        .select(['avatar', 'avatar_mime', 'avatar_updated_at'])
+        .where('username', '=', 'agent')
+        .executeTakeFirstOrThrow();
+    const before = await avatarOf();
     const json = await t.call('uploadAvatar', { token: await t.token('agent'), body: { avatar: ['x'] } });
-    expect(json.status).toBe(415);
-    expect((await t.call('uploadAvatar', await avatarForm('me.png', PNG))).status).toBe(401);
+    expectError(json, 415, 'UNSUPPORTED_MEDIA_TYPE', { contentType: 'application/json' });
+    expectUnauthenticated(await t.call('uploadAvatar', await avatarForm('me.png', PNG)));
+    expect(await avatarOf()).toEqual(before);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { createUser, login, newUserBody, profileStatus, superAdminToken } from '../users/support.js';
 
 let t: TestApp;
@@ -50,7 +51,7 @@ describe('GET /admin/configurations/roles (listConfigRoles)', () => {
     const inactive = await createRole();
     await t.call('setConfigRoleStatus', { token: root, params: { id: inactive.id }, body: { isActive: false } });
     const list = await t.call('listConfigRoles', { token, query: { isActive: false, limit: 100 } });
-    expect(list.body.result.data.map((r: { id: number }) => r.id)).toContain(inactive.id);
+    expect(idsOf(list)).toContain(inactive.id);
     expect(list.body.result.data.every((r: { isActive: boolean }) => !r.isActive)).toBe(true);
   });
 });

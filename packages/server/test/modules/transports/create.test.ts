@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectUnauthenticated } from '../../support/expect.js';
 import { loadRefs, type Refs, transportBody } from './fixtures.js';
 
 let t: TestApp;
@@ -149,8 +150,11 @@ describe('POST /trade/transports (createTransport)', () => {
   });
 
   it('answers 401 without a token', async () => {
+    const before = await t.call('listAdminTransports', { token: await t.token('supervisor'), query: { limit: 1 } });
     const res = await t.call('createTransport', { body: transportBody(refs) });
-    expect(res.status).toBe(401);
+    expectUnauthenticated(res);
+    const after = await t.call('listAdminTransports', { token: await t.token('supervisor'), query: { limit: 1 } });
+    expect(after.body.result.meta.total).toBe(before.body.result.meta.total);
   });
 
   it('gives 20 parallel creates 20 distinct loading numbers', async () => {

@@ -56,7 +56,10 @@ describe('customers an agent may reference', () => {
       token: await t.token('supervisor'),
       body: transportBody(refs, { customerId: foreignCustomer }),
     });
-    expect(res.status).toBe(201);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.result.customer).toMatchObject({ id: foreignCustomer, email: 'private.client@mail.example' });
+    const read = await t.call('getTransportById', { token: await t.token('supervisor'), params: { id: res.body.result.id } });
+    expect(read.body.result.customer?.id).toBe(foreignCustomer);
   });
 
   it('refuses customerId and newCustomer together with the documented message', async () => {

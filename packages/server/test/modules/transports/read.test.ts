@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectUnauthenticated } from '../../support/expect.js';
 import { createTransport, insertComplaint, loadRefs, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -191,6 +192,6 @@ describe('GET /trade/transports/vehicle-types (listVehicleTypes)', () => {
 
   it('answers 401 without a token', async () => {
     const res = await t.call('listVehicleTypes', {});
-    expect(res.status).toBe(401);
+    expectUnauthenticated(res);
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid, expectRoleRefused } from '../../support/expect.js';
 import { createTransport, loadRefs, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -96,8 +97,8 @@ describe('GET /admin/transports/stats (getTransportStats)', () => {
 
   it('answers 400 for days outside 1-365 and 403 to an agent', async () => {
     const token = await t.token('supervisor');
-    expect((await t.call('getTransportStats', { token, query: { days: 0 } })).status).toBe(400);
-    expect((await t.call('getTransportStats', { token, query: { days: 366 } })).status).toBe(400);
-    expect((await t.call('getTransportStats', { token: await t.token('agent') })).status).toBe(403);
+    expectInvalid(await t.call('getTransportStats', { token, query: { days: 0 } }), 'querystring/days must be >= 1');
+    expectInvalid(await t.call('getTransportStats', { token, query: { days: 366 } }), 'querystring/days must be <= 365');
+    expectRoleRefused(await t.call('getTransportStats', { token: await t.token('agent') }), 'getTransportStats');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
 import { categoryId, createTutorial, SEEDED, seededTutorialId, tagId } from './support.js';
 
 let t: TestApp;
@@ -101,7 +102,7 @@ describe('GET /trade/tutorials', () => {
 
   it('answers 401 without a token', async () => {
     const res = await t.call('listTutorials', {});
-    expect(res.status).toBe(401);
+    expectUnauthenticated(res);
   });
 });
 
@@ -254,9 +255,13 @@ describe('GET /trade/tutorials/search', () => {
 
   it('refuses a missing or one-letter query and malformed filters with 400', async () => {
     const token = await t.token('agent');
-    for (const query of [{}, { q: 'a' }, { q: 'ok', difficulty: 'BEGINNER,EXPERT' }, { q: 'ok', minRating: 6 }, { q: 'ok', limit: 51 }]) {
-      const res = await t.call('searchTutorials', { token, query });
-      expect(res.status, JSON.stringify(query)).toBe(400);
-    }
+    const cases: [Record<string, string | number>, string | RegExp][] = [
+      [{}, 'querystring/q is required'],
+      [{ q: 'a' }, 'querystring/q must NOT have fewer than 2 characters'],
+      [{ q: 'ok', difficulty: 'BEGINNER,EXPERT' }, /^querystring\/difficulty /],
+      [{ q: 'ok', minRating: 6 }, 'querystring/minRating must be <= 5'],
+      [{ q: 'ok', limit: 51 }, 'querystring/limit must be <= 50'],
+    ];
+    for (const [query, message] of cases) expectInvalid(await t.call('searchTutorials', { token, query }), message);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid } from '../../support/expect.js';
 import { certificateCode, completeAs, createTutorial, SEEDED, seededTutorialId, userId, viewAllChapters } from './support.js';
 
 let t: TestApp;
@@ -119,10 +120,15 @@ describe('POST /trade/tutorials/{id}/progress', () => {
     const tutorial = await createTutorial(t);
     const token = await t.token('agent');
     const chapterId = tutorial.chapters[0]!.id;
-    for (const body of [{ timeSpent: 5 }, { chapterId, timeSpent: -1 }, { chapterId, timeSpent: 1, rating: 5 }]) {
-      const res = await t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, payload: body });
-      expect(res.status, JSON.stringify(body)).toBe(400);
+    const cases: [Record<string, number>, string | RegExp][] = [
+      [{ timeSpent: 5 }, 'body/chapterId is required'],
+      [{ chapterId, timeSpent: -1 }, 'body/timeSpent must be >= 0'],
+      [{ chapterId, timeSpent: 1, rating: 5 }, 'body/rating is not an accepted field'],
+    ];
+    for (const [body, message] of cases) {
+      expectInvalid(await t.call('recordTutorialProgress', { token, params: { id: tutorial.id }, payload: body }), message);
     }
+    expect(await progressRow(tutorial.id, 'agent')).toBeUndefined();
   });
 
   it('keeps counting time after completion without touching the completion', async () => {
@@ -271,10 +277,16 @@ describe('POST /trade/tutorials/{id}/complete', () => {
   it('refuses a body without timeSpent or with a rating outside 1-5 with 400', async () => {
     const tutorial = await createTutorial(t);
     const token = await t.token('agent');
-    for (const body of [{}, { timeSpent: 0, rating: 6 }, { timeSpent: 0, rating: 0 }, { timeSpent: 0, extra: true }]) {
-      const res = await t.call('completeTutorial', { token, params: { id: tutorial.id }, payload: body });
-      expect(res.status, JSON.stringify(body)).toBe(400);
+    const cases: [Record<string, number | boolean>, string | RegExp][] = [
+      [{}, 'body/timeSpent is required'],
+      [{ timeSpent: 0, rating: 6 }, 'body/rating must be <= 5'],
+      [{ timeSpent: 0, rating: 0 }, 'body/rating must be >= 1'],
+      [{ timeSpent: 0, extra: true }, 'body/extra is not an accepted field'],
+    ];
+    for (const [body, message] of cases) {
+      expectInvalid(await t.call('completeTutorial', { token, params: { id: tutorial.id }, payload: body }), message);
     }
+    expect(await progressRow(tutorial.id, 'agent')).toBeUndefined();
   });
 
   it('of two simultaneous completions, accepts one and answers ALREADY_COMPLETED to the other', async () => {

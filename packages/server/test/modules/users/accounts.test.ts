@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { createUser, login, newUserBody, PASSWORD, profileStatus, userId } from './support.js';
 
 let t: TestApp;
@@ -60,7 +61,7 @@ describe('GET /admin/users (listUsers)', () => {
     const inactive = await createUser(t);
     await t.call('deactivateUser', { token, params: { id: inactive.id } });
     const inactiveList = await t.call('listUsers', { token, query: { isActive: false, limit: 100 } });
-    expect(inactiveList.body.result.data.map((u: { id: number }) => u.id)).toContain(inactive.id);
+    expect(idsOf(inactiveList)).toContain(inactive.id);
     expect(inactiveList.body.result.data.every((u: { isActive: boolean }) => !u.isActive)).toBe(true);
 
     const sorted = await t.call('listUsers', { token, query: { sortBy: 'username', sortOrder: 'ASC', limit: 100 } });
@@ -387,7 +388,11 @@ describe('PATCH /admin/users/{id} (updateUser)', () => {
 
   it('still lets the user log in with the same password after an update', async () => {
     const user = await createUser(t);
-    await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { lastName: 'Kept' } });
-    expect((await t.call('login', { body: { username: user.username, password: PASSWORD } })).status).toBe(200);
+    const updated = await t.call('updateUser', { token: await t.token('supervisor'), params: { id: user.id }, body: { lastName: 'Kept' } });
+    expect(updated.body.result.lastName).toBe('Kept');
+    const res = await t.call('login', { body: { username: user.username, password: PASSWORD } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.result.user).toMatchObject({ id: user.id, username: user.username });
+    expect(res.body.result.access_token).toEqual(expect.any(String));
   });
 });

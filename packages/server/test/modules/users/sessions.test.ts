@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { idsOf } from '../../support/fixtures.js';
 import { createUser, login, profileStatus, userId } from './support.js';
 
 let t: TestApp;
@@ -24,15 +25,15 @@ describe('GET /admin/users/sessions (listSessions)', () => {
 
     const res = await t.call('listSessions', { token, query: { userId: user.id } });
     expect(res.status).toBe(200);
-    expect(res.body.result.data.map((s: { id: number }) => s.id)).toEqual([newest, oldest]);
+    expect(idsOf(res)).toEqual([newest, oldest]);
     expect(res.body.result.data[0]).toMatchObject({ userId: user.id, username: user.username, isActive: true, revokedAt: null });
     expect(res.body.result.meta).toMatchObject({ total: 2, current_page: 1 });
 
     await t.call('revokeSession', { token, params: { id: oldest! } });
     const open = await t.call('listSessions', { token, query: { userId: user.id, active: true } });
-    expect(open.body.result.data.map((s: { id: number }) => s.id)).toEqual([newest]);
+    expect(idsOf(open)).toEqual([newest]);
     const ended = await t.call('listSessions', { token, query: { userId: user.id, active: false } });
-    expect(ended.body.result.data.map((s: { id: number }) => s.id)).toEqual([oldest]);
+    expect(idsOf(ended)).toEqual([oldest]);
     expect(ended.body.result.data[0]!.isActive).toBe(false);
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
+import { expectInvalid, expectRoleRefused } from '../../support/expect.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -98,12 +99,14 @@ describe('POST /admin/configurations/vehicle-types (createConfigVehicleType)', (
       token: await t.token('admin'),
       body: { name: 'Weightless', maxWeight: 0, category: 'LIGHT' },
     });
-    expect(zero.status).toBe(400);
+    expectInvalid(zero, /^body\/maxWeight must be /);
     const manager = await t.call('createConfigVehicleType', {
       token: await t.token('manager'),
       body: { name: 'Cargo bike', maxWeight: 100, category: 'LIGHT' },
     });
-    expect(manager.status).toBe(403);
+    expectRoleRefused(manager, 'createConfigVehicleType');
+    const rows = await t.db.selectFrom('vehicle_types').select('name').where('name', 'in', ['Weightless', 'Cargo bike']).execute();
+    expect(rows).toEqual([]);
   });
 });
 
