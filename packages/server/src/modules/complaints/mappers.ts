@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import { iso } from '../../lib/time.js';
-import { attachmentUrl } from './attachments.js';
-import type { ComplaintChanges } from './changes.js';
+import { attachmentUrl } from './attachment-repository.js';
+import type { ComplaintChanges } from './change-repository.js';
 import type { ComplaintRow, HistoryRow } from './repository.js';
 import type { AccessLevel } from '../auth/tokens.js';
 import { COMPLAINT_WORKFLOW } from './rules.js';

@@ -9,7 +9,7 @@ import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.j
 import { messageNotFound, shownMessages } from './message-repository.js';
 import { assertClean, trimmed } from './moderation.js';
 import { setTopicLike, subscribe, unsubscribe } from './interaction-repository.js';
-import { listTopics } from './topic-list.js';
+import { listTopics } from './topic-list-repository.js';
 import {
   assertActiveTags,
   assertForumCategory,

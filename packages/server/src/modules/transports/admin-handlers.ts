@@ -20,9 +20,9 @@ import {
   workflowState,
   wrongRole,
 } from './rules.js';
-import { transportStats } from './stats.js';
+import { transportStats } from './stats-repository.js';
 import { checkDateRange, reload } from './trade-handlers.js';
-import { fieldChanges, insertHistory, requireCustomer, requireVehicleType, updateFields } from './writes.js';
+import { fieldChanges, insertHistory, requireCustomer, requireVehicleType, updateFields } from './write-repository.js';
 
 export type AdminTransportOps =
   | 'listAdminTransports'

@@ -26,7 +26,7 @@ import {
   requireCustomer,
   requireVehicleType,
   updateFields,
-} from './writes.js';
+} from './write-repository.js';
 
 export type TradeTransportOps =
   | 'createTransport'

@@ -2,7 +2,7 @@ import { avatarUrl } from '../../lib/avatar.js';
 import type { components } from '@transport-ops/contract';
 import type { AttachmentJson, ImageJson, VideoJson } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
-import type { TagRow, TutorialRow } from './queries.js';
+import type { TagRow, TutorialRow } from './query-repository.js';
 
 type S = components['schemas'];
 
