@@ -1,14 +1,14 @@
 import type { components } from '@transport-ops/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AccessLevel, ActorRole, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta, type PageMeta } from '../../lib/paging.js';
-import { withinTeam } from '../../lib/scope.js';
+import { everyRecord, withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
-import { revokeSessions } from '../auth/sessions.js';
+import { revokeSessions } from '../auth/repository.js';
 import * as repo from './repository.js';
 
 type Schemas = components['schemas'];
@@ -51,7 +51,7 @@ const missingContact = () =>
 export function familyHandlers<R>(family: Family<R>) {
   const { role, label } = family;
   const notFound = (id: number) => new AppError('RESOURCE_NOT_FOUND', { resource: 'actor', id }, `${label} not found`);
-  const readScope = (auth: AuthContext) => (family.teamScoped ? withinTeam(auth, 'a.organization_id') : sql<SqlBool>`true`);
+  const readScope = (auth: AuthContext) => (family.teamScoped ? withinTeam(auth, 'a.organization_id') : everyRecord);
   const levels = family.accountLevels;
 
   async function load(db: Kysely<Database>, id: number): Promise<R> {

@@ -12,7 +12,7 @@ import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice,
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
 import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, workableComplaints } from './rules.js';
 import { complaintStats } from './stats-repository.js';
-import { toNotification } from '../notifications/handlers.js';
+import { toNotification } from '../notifications/mappers.js';
 
 // Staff see the complaints of their scope (ownedComplaints): a team manager their subtree's,
 // supervisors and above all of them.

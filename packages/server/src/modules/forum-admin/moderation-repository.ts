@@ -1,31 +1,8 @@
-import type { components } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
 import type { Database, TopicStatus } from '../../db/schema.js';
-import { stateMachine } from '../../lib/state-machine.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import { statusMove, type TopicAction } from './rules.js';
 
 type Db = Kysely<Database>;
-type TopicAction = components['schemas']['ForumTopicModerationAction'];
-type StatusAction = Exclude<TopicAction, 'HIDE' | 'UNHIDE'>;
-
-const MODERATORS = ['supervisor', 'admin', 'super_admin'] as const;
-const row = (from: TopicStatus, action: StatusAction, to: TopicStatus) => ({ from, action, to, roles: MODERATORS });
-
-/** The status actions of the contract's table: where each is offered and where it leads. */
-const TOPIC_WORKFLOW = stateMachine<TopicStatus, StatusAction, AccessLevel>([
-  row('ACTIVE', 'CLOSE', 'CLOSED'),
-  row('ACTIVE', 'ARCHIVE', 'ARCHIVED'),
-  row('CLOSED', 'REOPEN', 'ACTIVE'),
-  row('CLOSED', 'ARCHIVE', 'ARCHIVED'),
-  row('ARCHIVED', 'REOPEN', 'ACTIVE'),
-]);
-const ORDER: StatusAction[] = ['CLOSE', 'REOPEN', 'ARCHIVE'];
-
-/** Actions offered in a status, in the contract's order (HIDE and UNHIDE always are). */
-export function allowedTopicActions(status: TopicStatus): TopicAction[] {
-  const statusActions = TOPIC_WORKFLOW.allowed(status);
-  return [...ORDER.filter((a) => statusActions.includes(a)), 'HIDE', 'UNHIDE'];
-}
 
 export interface TopicState {
   id: number;
@@ -42,9 +19,7 @@ export async function moderateTopic(db: Db, id: number, action: TopicAction): Pr
   if (action === 'HIDE' || action === 'UNHIDE') {
     return setTopicHidden(db, id, action === 'HIDE');
   }
-  const moves = TOPIC_WORKFLOW.transitions.filter((t) => t.action === action);
-  const from = moves.map((t) => t.from);
-  const to = moves[0]!.to; // every move of one action leads to the same status
+  const { from, to } = statusMove(action);
   return db
     .updateTable('forum_topics')
     .set({ status: to, updated_at: new Date() })

@@ -1,6 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import { sql, type SqlBool, type UpdateObject } from 'kysely';
-import type { Database, TransportStatus } from '../../db/schema.js';
+import type { Database, NewTransportDocument, TransportStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { hasGlobalView, ownedBy } from '../../lib/scope.js';
@@ -206,3 +206,41 @@ export async function updateFields(
     throw referenceError(error, input);
   }
 }
+
+type StoredState = { status: TransportStatus; validation_level: number };
+
+/** Moves a transport from `from` to `to`; false when another action changed its state first. */
+export async function moveState(trx: Db, id: number, from: StoredState, to: StoredState): Promise<boolean> {
+  const row = await trx
+    .updateTable('transports')
+    .set({ ...to, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', from.status)
+    .where('validation_level', '=', from.validation_level)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Deletes a transport (documents and history go with it: ON DELETE CASCADE), only while its
+ * status is one of `statuses` when given. False when nothing matched.
+ */
+export async function deleteTransport(db: Db, id: number, statuses?: TransportStatus[]): Promise<boolean> {
+  let query = db.deleteFrom('transports').where('id', '=', id);
+  if (statuses) query = query.where('status', 'in', statuses);
+  return (await query.returning('id').executeTakeFirst()) !== undefined;
+}
+
+/** The caller's transport, share-locked so that it cannot be archived or deleted until the commit. */
+export const lockOwnedTransport = (trx: Db, auth: AuthContext, id: number) =>
+  trx
+    .selectFrom('transports as t')
+    .select(['t.id', 't.status'])
+    .where('t.id', '=', id)
+    .where(ownedBy(auth, 't.created_by'))
+    .forShare()
+    .executeTakeFirst();
+
+export const insertDocument = (trx: Db, document: NewTransportDocument) =>
+  trx.insertInto('transport_documents').values(document).returning(['id', 'filename', 'mime_type', 'size']).executeTakeFirstOrThrow();
