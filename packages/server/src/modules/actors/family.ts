@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { AccessLevel, ActorRole, Database } from '../../db/schema.js';
+import type { AccessLevel, ActorRole, ActorUpdate, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
@@ -203,7 +203,7 @@ export function familyHandlers<R>(family: Family<R>) {
           if (email === null && phone === null) throw missingContact();
         }
         if (patch.email != null) await checkEmail(trx, patch.email, id);
-        const values: Partial<repo.ActorValues> = {};
+        const values: ActorUpdate = {};
         if (patch.firstName !== undefined) values.first_name = patch.firstName;
         if (patch.lastName !== undefined) values.last_name = patch.lastName;
         if (patch.email !== undefined) values.email = patch.email;

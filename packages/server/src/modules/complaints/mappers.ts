@@ -1,4 +1,5 @@
 import type { components } from '@transport-ops/contract';
+import type { ComplaintAttachment } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
 import { attachmentUrl } from './attachment-repository.js';
 import type { ComplaintChanges } from './change-repository.js';
@@ -85,11 +86,7 @@ export function toHistoryEntry(h: HistoryRow): Schemas['ComplaintStatusHistoryEn
   };
 }
 
-export interface AttachmentRow {
-  id: number;
-  filename: string;
-  mime_type: string;
-}
+export type AttachmentRow = Pick<ComplaintAttachment, 'id' | 'filename' | 'mime_type'>;
 
 function transportRef(r: ComplaintRow): Schemas['ComplaintTransportRef'] {
   return {

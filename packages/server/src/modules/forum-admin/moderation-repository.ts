@@ -1,14 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database, TopicStatus } from '../../db/schema.js';
+import type { Database, ForumMessage, ForumTopic, TopicStatus } from '../../db/schema.js';
 import { statusMove, type TopicAction } from './rules.js';
 
 type Db = Kysely<Database>;
 
-export interface TopicState {
-  id: number;
-  status: TopicStatus;
-  is_hidden: boolean;
-}
+export type TopicState = Pick<ForumTopic, 'id' | 'status' | 'is_hidden'>;
 
 /**
  * Applies a moderation action; the status guard sits in the UPDATE's WHERE, so of two concurrent
@@ -43,13 +39,7 @@ export async function topicStatus(db: Db, id: number): Promise<TopicStatus | und
   return row?.status;
 }
 
-export interface MessageState {
-  id: number;
-  topic_id: number;
-  is_main_message: boolean;
-  is_hidden: boolean;
-  deleted_at: Date | null;
-}
+export type MessageState = Pick<ForumMessage, 'id' | 'topic_id' | 'is_main_message' | 'is_hidden' | 'deleted_at'>;
 
 export async function findMessage(db: Db, id: number): Promise<MessageState | undefined> {
   return db

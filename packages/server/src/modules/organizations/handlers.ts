@@ -1,6 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Database, OrganizationUpdate } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
@@ -137,7 +137,7 @@ export const organizationHandlers: ModuleHandlers<
           'An organization cannot be moved under itself or one of its descendants',
         );
       }
-      const values: Partial<repo.OrganizationValues> = {};
+      const values: OrganizationUpdate = {};
       if (body.name !== undefined) values.name = body.name;
       if (body.code !== undefined) values.code = body.code;
       if (body.type !== undefined) values.type = body.type;

@@ -1,6 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import { sql, type SqlBool, type UpdateObject } from 'kysely';
-import type { Database, NewTransportDocument, TransportStatus } from '../../db/schema.js';
+import type { Database, NewTransportDocument, Transport, TransportStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { hasGlobalView, ownedBy } from '../../lib/scope.js';
@@ -207,7 +207,7 @@ export async function updateFields(
   }
 }
 
-type StoredState = { status: TransportStatus; validation_level: number };
+type StoredState = Pick<Transport, 'status' | 'validation_level'>;
 
 /** Moves a transport from `from` to `to`; false when another action changed its state first. */
 export async function moveState(trx: Db, id: number, from: StoredState, to: StoredState): Promise<boolean> {
