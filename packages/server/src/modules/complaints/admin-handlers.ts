@@ -24,7 +24,7 @@ async function adminView(db: Kysely<Database>, id: number, auth: AuthContext, sc
   return toAdmin(row, await attachmentsOf(db, id), auth.accessLevel);
 }
 
-export const adminHandlers: ModuleHandlers<
+export type AdminComplaintOps =
   | 'listAdminComplaints'
   | 'getAdminComplaintById'
   | 'updateAdminComplaint'
@@ -33,8 +33,9 @@ export const adminHandlers: ModuleHandlers<
   | 'getAdminComplaintStatusHistory'
   | 'assignComplaint'
   | 'listComplaintNotifications'
-  | 'getComplaintStats'
-> = {
+  | 'getComplaintStats';
+
+export const adminHandlers: ModuleHandlers<AdminComplaintOps> = {
   async listAdminComplaints(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;

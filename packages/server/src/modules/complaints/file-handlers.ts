@@ -11,7 +11,9 @@ type FileType = components['schemas']['UploadedFile']['type'];
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downloadComplaintAttachment'> = {
+export type FileComplaintOps = 'uploadComplaintAttachments' | 'downloadComplaintAttachment';
+
+export const fileHandlers: ModuleHandlers<FileComplaintOps> = {
   async uploadComplaintAttachments(req) {
     const auth = caller(req);
     const { complaintId } = req.body;

@@ -22,15 +22,16 @@ import {
 } from './repository.js';
 import { ownedComplaints, readableBy } from './rules.js';
 
-export const tradeHandlers: ModuleHandlers<
+export type TradeComplaintOps =
   | 'createComplaint'
   | 'listComplaints'
   | 'getComplaintById'
   | 'updateComplaint'
   | 'deleteComplaint'
   | 'getComplaintStatusHistory'
-  | 'listComplaintTypes'
-> = {
+  | 'listComplaintTypes';
+
+export const tradeHandlers: ModuleHandlers<TradeComplaintOps> = {
   async createComplaint(req) {
     const auth = caller(req);
     const { db } = req.server;

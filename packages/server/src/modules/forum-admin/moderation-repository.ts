@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, ForumMessage, ForumTopic, TopicStatus } from '../../db/schema.js';
+import { hasShownReplies } from '../forum/message-repository.js';
 import { statusMove, type TopicAction } from './rules.js';
 
 type Db = Kysely<Database>;
@@ -47,34 +48,6 @@ export async function findMessage(db: Db, id: number): Promise<MessageState | un
     .select(['id', 'topic_id', 'is_main_message', 'is_hidden', 'deleted_at'])
     .where('id', '=', id)
     .executeTakeFirst();
-}
-
-/**
- * True when a descendant of the message is visible (not deleted, not hidden), `exceptId` left out:
- * a deleted or hidden message with such a descendant stays in the user-side tree as a placeholder.
- */
-async function hasShownReplies(db: Db, id: number, exceptId?: number): Promise<boolean> {
-  const row = await db
-    .withRecursive('descendants(id, deleted_at, is_hidden)', (qb) =>
-      qb
-        .selectFrom('forum_messages as c')
-        .select(['c.id', 'c.deleted_at', 'c.is_hidden'])
-        .where('c.parent_id', '=', id)
-        .unionAll((eb) =>
-          eb
-            .selectFrom('forum_messages as c')
-            .innerJoin('descendants as d', 'd.id', 'c.parent_id')
-            .select(['c.id', 'c.deleted_at', 'c.is_hidden']),
-        ),
-    )
-    .selectFrom('descendants')
-    .select('id')
-    .where('deleted_at', 'is', null)
-    .where('is_hidden', '=', false)
-    .$if(exceptId !== undefined, (qb) => qb.where('id', '<>', exceptId!))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Moves a message's `replies_count` by one and returns what decides whether the walk goes on. */

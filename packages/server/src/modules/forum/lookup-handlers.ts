@@ -6,7 +6,12 @@ import { caller } from '../../plugins/security.js';
 import { forumCategories, forumTags, listReports, listSubscriptions } from './interaction-repository.js';
 import { DEFAULT_COLOR, toCategory, toSubscription } from './mappers.js';
 
-type LookupOps = 'listForumCategories' | 'getForumCategoryById' | 'listForumTags' | 'listMyForumReports' | 'listMyForumSubscriptions';
+export type LookupOps =
+  | 'listForumCategories'
+  | 'getForumCategoryById'
+  | 'listForumTags'
+  | 'listMyForumReports'
+  | 'listMyForumSubscriptions';
 
 export const lookupHandlers: ModuleHandlers<LookupOps> = {
   async listForumCategories(req) {

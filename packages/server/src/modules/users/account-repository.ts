@@ -3,7 +3,8 @@ import type { AccessLevel, ActorUpdate, Database, NewActor, NewUser, UserUpdate 
 import type { Query } from '../../http/handlers.js';
 import { withinTeam } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
-import { contains, selectUsers } from './repository.js';
+import { contains } from '../../lib/text.js';
+import { selectUsers } from './repository.js';
 
 type Db = Kysely<Database>;
 
