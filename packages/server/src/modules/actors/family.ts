@@ -1,11 +1,12 @@
 import type { components } from '@transport-ops/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { AccessLevel, ActorRole, ActorUpdate, Database } from '../../db/schema.js';
+import type { AccessLevel, ActorRole, ActorsTable, ActorUpdate, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta, type PageMeta } from '../../lib/paging.js';
+import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { everyRecord, withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
 import { revokeSessions } from '../auth/repository.js';
@@ -39,6 +40,14 @@ type UpdateRequest = FastifyRequest<{ Params: { id: number }; Body: Schemas['Act
 type BulkRequest = FastifyRequest<{ Body: Schemas['ActorBulkAction'] }>;
 
 const EMAIL_KEY = 'actors_role_lower_email_key';
+const UPDATE_COLUMNS = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  phone: 'phone',
+  address: 'address',
+  organizationId: 'organization_id',
+} as const satisfies ColumnsOf<Schemas['ActorUpdate'], ActorsTable>;
 const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'An' : 'A');
 const missingContact = () =>
   new AppError(
@@ -203,13 +212,7 @@ export function familyHandlers<R>(family: Family<R>) {
           if (email === null && phone === null) throw missingContact();
         }
         if (patch.email != null) await checkEmail(trx, patch.email, id);
-        const values: ActorUpdate = {};
-        if (patch.firstName !== undefined) values.first_name = patch.firstName;
-        if (patch.lastName !== undefined) values.last_name = patch.lastName;
-        if (patch.email !== undefined) values.email = patch.email;
-        if (patch.phone !== undefined) values.phone = patch.phone;
-        if (patch.address !== undefined) values.address = patch.address;
-        if (patch.organizationId !== undefined) values.organization_id = patch.organizationId;
+        const values: ActorUpdate = sentColumns(patch, UPDATE_COLUMNS);
         await repo.updateActor(trx, id, values).catch((error: unknown) => {
           throw patch.email != null && isUniqueViolation(error, EMAIL_KEY) ? emailExists(patch.email, id) : error;
         });

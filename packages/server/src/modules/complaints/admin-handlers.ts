@@ -24,7 +24,7 @@ async function adminView(db: Kysely<Database>, id: number, auth: AuthContext, sc
   return toAdmin(row, await attachmentsOf(db, id), auth.accessLevel);
 }
 
-export type AdminComplaintOps =
+export const adminHandlers: ModuleHandlers<
   | 'listAdminComplaints'
   | 'getAdminComplaintById'
   | 'updateAdminComplaint'
@@ -33,9 +33,8 @@ export type AdminComplaintOps =
   | 'getAdminComplaintStatusHistory'
   | 'assignComplaint'
   | 'listComplaintNotifications'
-  | 'getComplaintStats';
-
-export const adminHandlers: ModuleHandlers<AdminComplaintOps> = {
+  | 'getComplaintStats'
+> = {
   async listAdminComplaints(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;

@@ -11,9 +11,7 @@ type FileType = components['schemas']['UploadedFile']['type'];
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export type FileComplaintOps = 'uploadComplaintAttachments' | 'downloadComplaintAttachment';
-
-export const fileHandlers: ModuleHandlers<FileComplaintOps> = {
+export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downloadComplaintAttachment'> = {
   async uploadComplaintAttachments(req) {
     const auth = caller(req);
     const { complaintId } = req.body;

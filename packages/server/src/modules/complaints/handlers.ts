@@ -1,10 +1,8 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { type AdminComplaintOps, adminHandlers } from './admin-handlers.js';
-import { type FileComplaintOps, fileHandlers } from './file-handlers.js';
-import { type TradeComplaintOps, tradeHandlers } from './trade-handlers.js';
+import { adminHandlers } from './admin-handlers.js';
+import { fileHandlers } from './file-handlers.js';
+import { tradeHandlers } from './trade-handlers.js';
 
-export const complaintHandlers: ModuleHandlers<TradeComplaintOps | FileComplaintOps | AdminComplaintOps> = {
-  ...tradeHandlers,
-  ...fileHandlers,
-  ...adminHandlers,
-};
+type Ops = keyof typeof tradeHandlers | keyof typeof fileHandlers | keyof typeof adminHandlers;
+
+export const complaintHandlers: ModuleHandlers<Ops> = { ...tradeHandlers, ...fileHandlers, ...adminHandlers };

@@ -22,16 +22,15 @@ import {
 } from './repository.js';
 import { ownedComplaints, readableBy } from './rules.js';
 
-export type TradeComplaintOps =
+export const tradeHandlers: ModuleHandlers<
   | 'createComplaint'
   | 'listComplaints'
   | 'getComplaintById'
   | 'updateComplaint'
   | 'deleteComplaint'
   | 'getComplaintStatusHistory'
-  | 'listComplaintTypes';
-
-export const tradeHandlers: ModuleHandlers<TradeComplaintOps> = {
+  | 'listComplaintTypes'
+> = {
   async createComplaint(req) {
     const auth = caller(req);
     const { db } = req.server;

@@ -1,10 +1,12 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { type LookupOps, lookupHandlers } from './lookup-handlers.js';
-import { type MessageOps, messageHandlers } from './message-handlers.js';
-import { type TopicOps, topicHandlers } from './topic-handlers.js';
+import { lookupHandlers } from './lookup-handlers.js';
+import { messageHandlers } from './message-handlers.js';
+import { topicHandlers } from './topic-handlers.js';
+
+type Ops = keyof typeof topicHandlers | keyof typeof messageHandlers | keyof typeof lookupHandlers;
 
 /** The user side of the forum (`/trade/forum/*`). */
-export const forumHandlers: ModuleHandlers<TopicOps | MessageOps | LookupOps> = {
+export const forumHandlers: ModuleHandlers<Ops> = {
   ...topicHandlers,
   ...messageHandlers,
   ...lookupHandlers,

@@ -6,12 +6,7 @@ import { caller } from '../../plugins/security.js';
 import { forumCategories, forumTags, listReports, listSubscriptions } from './interaction-repository.js';
 import { DEFAULT_COLOR, toCategory, toSubscription } from './mappers.js';
 
-export type LookupOps =
-  | 'listForumCategories'
-  | 'getForumCategoryById'
-  | 'listForumTags'
-  | 'listMyForumReports'
-  | 'listMyForumSubscriptions';
+type LookupOps = 'listForumCategories' | 'getForumCategoryById' | 'listForumTags' | 'listMyForumReports' | 'listMyForumSubscriptions';
 
 export const lookupHandlers: ModuleHandlers<LookupOps> = {
   async listForumCategories(req) {

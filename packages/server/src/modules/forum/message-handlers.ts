@@ -34,7 +34,7 @@ async function loadMessage(db: Kysely<Database>, id: number, userId: number): Pr
 const mainMessage = (id: number) =>
   new AppError('NOT_EDITABLE', { resource: 'forum_message', id, status: 'MAIN_MESSAGE' }, 'The main message is changed through its topic');
 
-export type MessageOps =
+type MessageOps =
   | 'createForumMessage'
   | 'getForumMessageById'
   | 'updateForumMessage'

@@ -42,7 +42,7 @@ async function loadTopic(db: Kysely<Database>, id: number, userId: number): Prom
   return toTopic(row, tags.get(id) ?? []);
 }
 
-export type TopicOps =
+type TopicOps =
   | 'createForumTopic'
   | 'listForumTopics'
   | 'getForumTopicById'
