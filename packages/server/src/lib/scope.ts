@@ -22,6 +22,14 @@ export function ownedBy(auth: AuthContext, userIdColumn: string): Expression<Sql
   return sql<SqlBool>`${sql.ref(userIdColumn)} = ${auth.userId}`;
 }
 
+/** The scope of a record the caller owns (see `ownedBy`) or that is assigned to them. */
+export function ownedOrAssigned(auth: AuthContext, userIdColumn: string, assigneeColumn: string): Expression<SqlBool> {
+  return sql<SqlBool>`(${ownedBy(auth, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${auth.userId})`;
+}
+
+/** A scope that limits nothing. */
+export const everyRecord: Expression<SqlBool> = sql<SqlBool>`true`;
+
 /** Ids of the organization and all its descendants. */
 export function organizationSubtree(organizationId: number) {
   return sql<number>`with recursive subtree(id) as (

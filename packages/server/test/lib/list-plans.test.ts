@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/schema.js';
 import { cappedCount, keysetIdsQuery, type SortKey } from '../../src/lib/paging.js';
 import { ownedBy } from '../../src/lib/scope.js';
 import { listBase as complaintBase } from '../../src/modules/complaints/repository.js';
-import { topicBase } from '../../src/modules/forum/topic-list.js';
+import { topicBase } from '../../src/modules/forum/topic-list-repository.js';
 import { listBase as transportBase } from '../../src/modules/transports/repository.js';
 import type { AuthContext } from '../../src/plugins/security.js';
 import { createTestApp, type TestApp } from '../support/app.js';

@@ -1,14 +1,15 @@
 import type { components } from '@transport-ops/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { AccessLevel, ActorRole, Database } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
+import type { AccessLevel, ActorRole, ActorsTable, ActorUpdate, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta, type PageMeta } from '../../lib/paging.js';
-import { withinTeam } from '../../lib/scope.js';
+import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
+import { everyRecord, withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
-import { revokeSessions } from '../auth/sessions.js';
+import { revokeSessions } from '../auth/repository.js';
 import * as repo from './repository.js';
 
 type Schemas = components['schemas'];
@@ -39,6 +40,14 @@ type UpdateRequest = FastifyRequest<{ Params: { id: number }; Body: Schemas['Act
 type BulkRequest = FastifyRequest<{ Body: Schemas['ActorBulkAction'] }>;
 
 const EMAIL_KEY = 'actors_role_lower_email_key';
+const UPDATE_COLUMNS = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  phone: 'phone',
+  address: 'address',
+  organizationId: 'organization_id',
+} as const satisfies ColumnsOf<Schemas['ActorUpdate'], ActorsTable>;
 const article = (noun: string) => (/^[aeiou]/i.test(noun) ? 'An' : 'A');
 const missingContact = () =>
   new AppError(
@@ -51,7 +60,7 @@ const missingContact = () =>
 export function familyHandlers<R>(family: Family<R>) {
   const { role, label } = family;
   const notFound = (id: number) => new AppError('RESOURCE_NOT_FOUND', { resource: 'actor', id }, `${label} not found`);
-  const readScope = (auth: AuthContext) => (family.teamScoped ? withinTeam(auth, 'a.organization_id') : sql<SqlBool>`true`);
+  const readScope = (auth: AuthContext) => (family.teamScoped ? withinTeam(auth, 'a.organization_id') : everyRecord);
   const levels = family.accountLevels;
 
   async function load(db: Kysely<Database>, id: number): Promise<R> {
@@ -203,13 +212,7 @@ export function familyHandlers<R>(family: Family<R>) {
           if (email === null && phone === null) throw missingContact();
         }
         if (patch.email != null) await checkEmail(trx, patch.email, id);
-        const values: Partial<repo.ActorValues> = {};
-        if (patch.firstName !== undefined) values.first_name = patch.firstName;
-        if (patch.lastName !== undefined) values.last_name = patch.lastName;
-        if (patch.email !== undefined) values.email = patch.email;
-        if (patch.phone !== undefined) values.phone = patch.phone;
-        if (patch.address !== undefined) values.address = patch.address;
-        if (patch.organizationId !== undefined) values.organization_id = patch.organizationId;
+        const values: ActorUpdate = sentColumns(patch, UPDATE_COLUMNS);
         await repo.updateActor(trx, id, values).catch((error: unknown) => {
           throw patch.email != null && isUniqueViolation(error, EMAIL_KEY) ? emailExists(patch.email, id) : error;
         });

@@ -2,7 +2,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../plugins/security.js';
 import { familyHandlers } from './family.js';
 import { toActor, toCustomer } from './mappers.js';
-import { actorStats } from './stats.js';
+import { actorStats } from './stats-repository.js';
 
 const admins = familyHandlers({
   role: 'ADMIN',

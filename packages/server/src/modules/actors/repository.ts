@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { ActorRole, Database } from '../../db/schema.js';
+import type { ActorRole, ActorUpdate, Database, NewActor } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
@@ -111,15 +111,7 @@ export const findAccount = (db: Kysely<Database>, id: number) =>
 export const accountHasActor = async (db: Kysely<Database>, userId: number) =>
   (await db.selectFrom('actors').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst()) !== undefined;
 
-export interface ActorValues {
-  first_name: string;
-  last_name: string;
-  email: string | null;
-  phone: string | null;
-  address: string | null;
-  organization_id: number | null;
-  user_id: number | null;
-}
+export type ActorValues = Omit<NewActor, 'actor_role'>;
 
 export async function insertActor(db: Kysely<Database>, role: ActorRole, values: ActorValues): Promise<number> {
   const row = await db
@@ -127,13 +119,13 @@ export async function insertActor(db: Kysely<Database>, role: ActorRole, values:
     .values({ actor_role: role, ...values })
     .returning('id')
     .executeTakeFirstOrThrow();
-  if (values.user_id !== null) {
+  if (values.user_id != null) {
     await db.updateTable('users').set({ actor_id: row.id, updated_at: new Date() }).where('id', '=', values.user_id).execute();
   }
   return row.id;
 }
 
-export async function updateActor(db: Kysely<Database>, id: number, values: Partial<ActorValues>): Promise<void> {
+export async function updateActor(db: Kysely<Database>, id: number, values: ActorUpdate): Promise<void> {
   await db
     .updateTable('actors')
     .set({ ...values, updated_at: new Date() })

@@ -1,12 +1,11 @@
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { AnnouncementUpdate, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import {
-  type AnnouncementValues,
   announcementCategoryExists,
   archive,
   deleteAnnouncement,
@@ -74,7 +73,7 @@ async function checkWriteRules(db: Kysely<Database>, body: WriteRules, now: Date
 /** Attachments are numbered from 1 in the order given. */
 const numbered = (attachments: S['AttachmentInput'][]) => JSON.stringify(attachments.map((a, i) => ({ id: i + 1, ...a })));
 
-function targetingValues(t: S['AnnouncementTargetingInput']): AnnouncementValues {
+function targetingValues(t: S['AnnouncementTargetingInput']): AnnouncementUpdate {
   return { target_user_types: t.userTypes ?? [], target_regions: t.regions ?? [], is_global: t.isGlobal };
 }
 
@@ -192,7 +191,7 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
     const now = new Date();
     if (!(await findState(db, id))) throw announcementNotFound(id);
     await checkWriteRules(db, body, now);
-    const values: AnnouncementValues = { updated_at: now };
+    const values: AnnouncementUpdate = { updated_at: now };
     if (body.title !== undefined) values.title = body.title;
     if (body.summary !== undefined) values.summary = body.summary;
     if (body.content !== undefined) values.content = body.content;

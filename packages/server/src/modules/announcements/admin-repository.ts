@@ -1,5 +1,5 @@
-import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
-import type { AnnouncementStatus, AnnouncementsTable, Database } from '../../db/schema.js';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { AnnouncementStatus, AnnouncementUpdate, Database, NewAnnouncement } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { containing } from '../../lib/text.js';
 import { selectAnnouncements } from './repository.js';
@@ -83,13 +83,7 @@ export async function unknownCountryCodes(db: Kysely<Database>, codes: string[])
   return codes.filter((c) => !found.has(c));
 }
 
-export type AnnouncementValues = Updateable<AnnouncementsTable>;
-
-export async function insertAnnouncement(
-  trx: Transaction<Database>,
-  values: Insertable<AnnouncementsTable>,
-  tagIds: number[],
-): Promise<number> {
+export async function insertAnnouncement(trx: Transaction<Database>, values: NewAnnouncement, tagIds: number[]): Promise<number> {
   const row = await trx.insertInto('announcements').values(values).returning('id').executeTakeFirstOrThrow();
   await replaceTags(trx, row.id, tagIds);
   return row.id;
@@ -99,7 +93,7 @@ export async function insertAnnouncement(
 export async function updateAnnouncement(
   trx: Transaction<Database>,
   id: number,
-  values: AnnouncementValues,
+  values: AnnouncementUpdate,
   tagIds: number[] | undefined,
 ): Promise<boolean> {
   const row = await trx.updateTable('announcements').set(values).where('id', '=', id).returning('id').executeTakeFirst();

@@ -83,14 +83,14 @@ export function toListItem(row: AnnouncementRow): SharedListItem {
   };
 }
 
-export function toDetail(row: AnnouncementDetailRow): SharedDetail {
+/** What the user-side detail and the administrators' record share (they differ in status and publication time). */
+function detailBody(row: AnnouncementDetailRow) {
   return {
     id: row.id,
     publicId: row.public_id,
     title: row.title,
     summary: row.summary,
     content: row.content,
-    status: 'PUBLISHED',
     priority: row.priority,
     category: categoryRef(row),
     featuredImage: imageOf(row.featured_image),
@@ -101,37 +101,23 @@ export function toDetail(row: AnnouncementDetailRow): SharedDetail {
     statistics: statisticsOf(row),
     viewsCount: row.views_count,
     likesCount: row.likes_count,
-    publishedAt: iso(row.published_at ?? row.created_at),
     expiresAt: iso(row.expires_at),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
 }
 
-export function toAdmin(row: AnnouncementDetailRow, now: Date): S['Announcement'] {
-  return {
-    id: row.id,
-    publicId: row.public_id,
-    title: row.title,
-    summary: row.summary,
-    content: row.content,
-    status: reportedStatus(row, now),
-    priority: row.priority,
-    category: categoryRef(row),
-    featuredImage: imageOf(row.featured_image),
-    attachments: attachmentsOf(row.attachments),
-    tags: tagsOf(row),
-    author: authorOf(row),
-    targeting: targetingOf(row),
-    statistics: statisticsOf(row),
-    viewsCount: row.views_count,
-    likesCount: row.likes_count,
-    publishedAt: iso(row.published_at),
-    expiresAt: iso(row.expires_at),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  };
-}
+export const toDetail = (row: AnnouncementDetailRow): SharedDetail => ({
+  ...detailBody(row),
+  status: 'PUBLISHED',
+  publishedAt: iso(row.published_at ?? row.created_at),
+});
+
+export const toAdmin = (row: AnnouncementDetailRow, now: Date): S['Announcement'] => ({
+  ...detailBody(row),
+  status: reportedStatus(row, now),
+  publishedAt: iso(row.published_at),
+});
 
 export function toAdminListItem(row: AnnouncementRow, now: Date): S['AnnouncementAdminListItem'] {
   return {

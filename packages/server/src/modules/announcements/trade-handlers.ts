@@ -8,7 +8,7 @@ import { pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import { announcementCache } from './cache.js';
-import { addLike, markRead, recordView, removeLike } from './interactions.js';
+import { addLike, markRead, recordView, removeLike } from './interaction-repository.js';
 import { toCategory, toDetail, toImportant, toListItem } from './mappers.js';
 import {
   type Audience,

@@ -2,13 +2,13 @@ import { hash, verify } from '@node-rs/argon2';
 import { ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../plugins/security.js';
-import { revokeSessions } from './sessions.js';
 import { TokenInvalid } from './tokens.js';
 import {
   accessPayload,
   findAccountById,
   findAccountByUsername,
   openSession,
+  revokeSessions,
   tokenActor,
   touchSession,
   usableSession,

@@ -94,3 +94,23 @@ export async function usableSession(db: Kysely<Database>, sessionId: number, use
 
 export const touchSession = (db: Kysely<Database>, sessionId: number) =>
   db.updateTable('sessions').set({ last_used_at: new Date() }).where('id', '=', sessionId).execute();
+
+/** When the session ends, and whether it was revoked (the session guard's check). */
+export const sessionValidity = (db: Kysely<Database>, sessionId: number) =>
+  db.selectFrom('sessions').select(['revoked_at', 'expires_at']).where('id', '=', sessionId).executeTakeFirst();
+
+/** Revokes sessions in the database and returns their ids; call `guard.forget` after the commit. */
+export async function revokeSessions(
+  db: Kysely<Database>,
+  where: { sessionId: number } | { userId: number },
+  reason: string,
+): Promise<number[]> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('revoked_at', 'is', null)
+    .where('sessionId' in where ? 'id' : 'user_id', '=', 'sessionId' in where ? where.sessionId : where.userId)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

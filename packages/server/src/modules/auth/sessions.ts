@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Bus } from '../../lib/bus.js';
+import { sessionValidity } from './repository.js';
 
 const CHANNEL = 'sessions-revoked';
 const TRUST_MS = 30_000;
@@ -22,7 +23,7 @@ export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
       const now = Date.now();
       const checkedAt = trusted.get(sessionId);
       if (checkedAt !== undefined && now - checkedAt < TRUST_MS) return true;
-      const row = await db.selectFrom('sessions').select(['revoked_at', 'expires_at']).where('id', '=', sessionId).executeTakeFirst();
+      const row = await sessionValidity(db, sessionId);
       const active = row !== undefined && row.revoked_at === null && new Date(row.expires_at).getTime() > now;
       if (active) {
         if (trusted.size >= MAX_ENTRIES) trusted.clear();
@@ -47,19 +48,3 @@ export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
   };
 }
 export type SessionGuard = ReturnType<typeof createSessionGuard>;
-
-/** Revokes sessions in the database and returns their ids; call `guard.forget` after the commit. */
-export async function revokeSessions(
-  db: Kysely<Database>,
-  where: { sessionId: number } | { userId: number },
-  reason: string,
-): Promise<number[]> {
-  const rows = await db
-    .updateTable('sessions')
-    .set({ revoked_at: new Date(), revoked_reason: reason })
-    .where('revoked_at', 'is', null)
-    .where('sessionId' in where ? 'id' : 'user_id', '=', 'sessionId' in where ? where.sessionId : where.userId)
-    .returning('id')
-    .execute();
-  return rows.map((r) => r.id);
-}

@@ -8,11 +8,11 @@ import { withinTeam } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
-import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './changes.js';
+import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './change-repository.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
 import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, workableComplaints } from './rules.js';
-import { complaintStats } from './stats.js';
-import { toNotification } from '../notifications/handlers.js';
+import { complaintStats } from './stats-repository.js';
+import { toNotification } from '../notifications/mappers.js';
 
 // Staff see the complaints of their scope (ownedComplaints): a team manager their subtree's,
 // supervisors and above all of them.

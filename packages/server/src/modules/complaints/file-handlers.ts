@@ -3,7 +3,7 @@ import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
-import { attachmentUrl, findDownload, lockComplaint, storeAttachments } from './attachments.js';
+import { attachmentUrl, findDownload, lockComplaint, storeAttachments } from './attachment-repository.js';
 import { complaintNotFound, notEditable } from './errors.js';
 import { ownedComplaints, readableBy } from './rules.js';
 

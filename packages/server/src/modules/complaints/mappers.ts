@@ -1,7 +1,9 @@
 import type { components } from '@transport-ops/contract';
+import type { ComplaintAttachment, ComplaintsTable } from '../../db/schema.js';
+import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { iso } from '../../lib/time.js';
-import { attachmentUrl } from './attachments.js';
-import type { ComplaintChanges } from './changes.js';
+import { attachmentUrl } from './attachment-repository.js';
+import type { ComplaintChanges } from './change-repository.js';
 import type { ComplaintRow, HistoryRow } from './repository.js';
 import type { AccessLevel } from '../auth/tokens.js';
 import { COMPLAINT_WORKFLOW } from './rules.js';
@@ -85,11 +87,7 @@ export function toHistoryEntry(h: HistoryRow): Schemas['ComplaintStatusHistoryEn
   };
 }
 
-export interface AttachmentRow {
-  id: number;
-  filename: string;
-  mime_type: string;
-}
+export type AttachmentRow = Pick<ComplaintAttachment, 'id' | 'filename' | 'mime_type'>;
 
 function transportRef(r: ComplaintRow): Schemas['ComplaintTransportRef'] {
   return {
@@ -108,14 +106,15 @@ function people(r: ComplaintRow) {
 }
 
 /** The columns a PATCH body changes: only the fields sent, `null` clearing. */
-export function toChanges(body: Schemas['ComplaintUpdate'] | Schemas['ComplaintAdminUpdate']): ComplaintChanges {
-  const changes: ComplaintChanges = {};
-  if (body.label !== undefined) changes.label = body.label;
-  if (body.description !== undefined) changes.description = body.description;
-  if (body.location !== undefined) changes.location = body.location;
-  if (body.amountPaid !== undefined) changes.amount_paid = body.amountPaid;
-  if (body.timeLost !== undefined) changes.time_lost = body.timeLost;
-  if (body.customerId !== undefined) changes.customer_id = body.customerId;
-  if (body.complaintTypeId !== undefined) changes.complaint_type_id = body.complaintTypeId;
-  return changes;
-}
+const CHANGE_COLUMNS = {
+  label: 'label',
+  description: 'description',
+  location: 'location',
+  amountPaid: 'amount_paid',
+  timeLost: 'time_lost',
+  customerId: 'customer_id',
+  complaintTypeId: 'complaint_type_id',
+} as const satisfies ColumnsOf<Schemas['ComplaintAdminUpdate'], ComplaintsTable>;
+
+export const toChanges = (body: Schemas['ComplaintUpdate'] | Schemas['ComplaintAdminUpdate']): ComplaintChanges =>
+  sentColumns(body, CHANGE_COLUMNS);

@@ -1,7 +1,7 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Expression, SqlBool } from 'kysely';
 import { enumValues } from '../../contract.js';
 import type { ComplaintStatus } from '../../db/schema.js';
-import { ownedBy } from '../../lib/scope.js';
+import { ownedBy, ownedOrAssigned } from '../../lib/scope.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel } from '../auth/tokens.js';
 import type { AuthContext } from '../../plugins/security.js';
@@ -42,7 +42,7 @@ export const STATUSES: ComplaintStatus[] = enumValues('ComplaintStatus');
  */
 export function readableBy(auth: AuthContext): Expression<SqlBool> {
   if (auth.accessLevel !== 'agent') return ownedBy(auth, 'c.created_by');
-  return sql<SqlBool>`(${ownedBy(auth, 'c.created_by')} or c.assigned_to = ${auth.userId})`;
+  return ownedOrAssigned(auth, 'c.created_by', 'c.assigned_to');
 }
 
 /** Complaints the caller may change or delete on the user side, and staff may handle (alias `c`). */

@@ -8,8 +8,8 @@ import { caller } from '../../plugins/security.js';
 import { activeTypes } from '../complaint-types/repository.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toChanges, toDetail, toHistoryEntry, toListItem } from './mappers.js';
-import { linkAttachments } from './attachments.js';
-import { deleteComplaint, insertComplaint, updateComplaint } from './changes.js';
+import { linkAttachments } from './attachment-repository.js';
+import { deleteComplaint, insertComplaint, updateComplaint } from './change-repository.js';
 import {
   attachmentsOf,
   complaintOfTransport,

@@ -2,9 +2,10 @@ import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
-import { allowedTopicActions, findMessage, moderateTopic, setMessageHidden, staffName, topicStatus } from './moderation.js';
-import { decideReport, findReport, listReports, reportStatus } from './reports.js';
-import { forumStats } from './stats.js';
+import { findMessage, moderateTopic, setMessageHidden, staffName, topicStatus } from './moderation-repository.js';
+import { allowedTopicActions } from './rules.js';
+import { decideReport, findReport, listReports, reportStatus } from './report-repository.js';
+import { forumStats } from './stats-repository.js';
 
 const reportNotFound = (reportId: number) => new AppError('REPORT_NOT_FOUND', { reportId }, 'Report not found');
 const topicNotFound = (topicId: number) => new AppError('TOPIC_NOT_FOUND', { topicId }, 'Topic not found');

@@ -3,30 +3,10 @@ import { lookupHandlers } from './lookup-handlers.js';
 import { messageHandlers } from './message-handlers.js';
 import { topicHandlers } from './topic-handlers.js';
 
+type Ops = keyof typeof topicHandlers | keyof typeof messageHandlers | keyof typeof lookupHandlers;
+
 /** The user side of the forum (`/trade/forum/*`). */
-export const forumHandlers: ModuleHandlers<
-  | 'createForumTopic'
-  | 'listForumTopics'
-  | 'getForumTopicById'
-  | 'updateForumTopic'
-  | 'deleteForumTopic'
-  | 'listTopicMessages'
-  | 'likeForumTopic'
-  | 'subscribeForumTopic'
-  | 'unsubscribeForumTopic'
-  | 'createForumMessage'
-  | 'getForumMessageById'
-  | 'updateForumMessage'
-  | 'deleteForumMessage'
-  | 'listMessageReplies'
-  | 'voteForumMessage'
-  | 'reportForumMessage'
-  | 'listForumCategories'
-  | 'getForumCategoryById'
-  | 'listForumTags'
-  | 'listMyForumReports'
-  | 'listMyForumSubscriptions'
-> = {
+export const forumHandlers: ModuleHandlers<Ops> = {
   ...topicHandlers,
   ...messageHandlers,
   ...lookupHandlers,

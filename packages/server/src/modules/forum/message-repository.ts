@@ -159,8 +159,11 @@ export async function insertMessage(trx: Db, message: NewMessage): Promise<numbe
   return id;
 }
 
-/** True when the message has a shown reply (a visible descendant): it then stays as a placeholder. */
-export async function hasShownReplies(db: Db, id: number): Promise<boolean> {
+/**
+ * True when a descendant of the message is visible (not deleted, not hidden), `exceptId` left out:
+ * a deleted or hidden message with such a descendant stays in the user-side tree as a placeholder.
+ */
+export async function hasShownReplies(db: Db, id: number, exceptId?: number): Promise<boolean> {
   const row = await db
     .withRecursive('descendants(id, deleted_at, is_hidden)', (qb) =>
       qb
@@ -178,6 +181,7 @@ export async function hasShownReplies(db: Db, id: number): Promise<boolean> {
     .select('id')
     .where('deleted_at', 'is', null)
     .where('is_hidden', '=', false)
+    .$if(exceptId !== undefined, (qb) => qb.where('id', '<>', exceptId!))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

@@ -9,11 +9,12 @@ import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.j
 import { messageNotFound, shownMessages } from './message-repository.js';
 import { assertClean, trimmed } from './moderation.js';
 import { setTopicLike, subscribe, unsubscribe } from './interaction-repository.js';
-import { listTopics } from './topic-list.js';
+import { listTopics } from './topic-list-repository.js';
 import {
   assertActiveTags,
   assertForumCategory,
   countView,
+  deleteTopic,
   findTopic,
   insertTopic,
   lockTopic,
@@ -146,8 +147,7 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
       if (!topic || (topic.is_hidden && !staff)) throw topicNotFound(id);
       if (!mayChange(auth, topic.author_id)) throw notAuthor('topic');
       if (!staff && topic.status !== 'ACTIVE') throw topicClosed(id, topic.status);
-      // Messages, votes, reports, tags, likes and subscriptions go with it (ON DELETE CASCADE).
-      await trx.deleteFrom('forum_topics').where('id', '=', id).execute();
+      await deleteTopic(trx, id);
     });
     return { message: 'Topic deleted successfully', result: null };
   },

@@ -88,6 +88,11 @@ export function lockTopic(trx: Db, id: number) {
     .executeTakeFirst();
 }
 
+/** Messages, votes, reports, tags, likes and subscriptions go with the topic (ON DELETE CASCADE). */
+export async function deleteTopic(trx: Db, id: number): Promise<void> {
+  await trx.deleteFrom('forum_topics').where('id', '=', id).execute();
+}
+
 /** A visible (not hidden) topic, or TOPIC_NOT_FOUND. */
 export async function visibleTopic(db: Db, id: number): Promise<{ id: number; status: TopicStatus }> {
   const topic = await db

@@ -1,13 +1,11 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { contains } from '../../lib/text.js';
 import type { Database } from '../../db/schema.js';
 import type { Req, Result } from '../../http/handlers.js';
 
 type Db = Kysely<Database>;
 export type Country = Result<'getConfigCountryById'>;
 export type State = Result<'getConfigStateById'>;
-
-/** Case-insensitive "contains" without LIKE wildcards to escape. */
-const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
 
 // ------------------------------------------------------------------ countries
 

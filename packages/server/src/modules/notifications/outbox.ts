@@ -1,6 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Transporter } from 'nodemailer';
 import type { Database } from '../../db/schema.js';
+import { claimDue, markAttemptFailed, markSent } from './repository.js';
 
 /*
  * The outbox: notifications are rows written in the same transaction as the change they report
@@ -32,31 +33,6 @@ export interface OutboxOptions {
 }
 
 /**
- * Claims the due e-mails (oldest first; rows locked by another worker are skipped), counting the
- * attempt and taking a lease, in one statement.
- */
-async function claimDue(db: Db, now: Date) {
-  return db
-    .updateTable('complaint_notifications')
-    .set({ attempts: sql`attempts + 1`, next_attempt_at: new Date(now.getTime() + LEASE_MS) })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('complaint_notifications')
-        .select('id')
-        .where('status', '=', 'QUEUED')
-        .where('channel', '=', 'EMAIL')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .orderBy('id')
-        .limit(BATCH)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returning(['id', 'recipient', 'subject', 'body', 'attempts'])
-    .execute();
-}
-
-/**
  * One round of the worker: sends every due e-mail through `mailer` and records the outcome.
  * A failure is retried later (see retryDelayMs) until `maxAttempts`, then the row is FAILED with
  * the last error. SMS rows wait: no SMS gateway is configured in this deployment.
@@ -64,27 +40,15 @@ async function claimDue(db: Db, now: Date) {
 export async function processOutbox(db: Db, mailer: Transporter, options: OutboxOptions): Promise<OutboxRound> {
   const now = options.now ?? new Date();
   const round: OutboxRound = { sent: 0, retried: 0, failed: 0 };
-  for (const row of await claimDue(db, now)) {
+  for (const row of await claimDue(db, now, LEASE_MS, BATCH)) {
     try {
       await mailer.sendMail({ from: options.from, to: row.recipient, subject: row.subject ?? '', text: row.body });
-      await db
-        .updateTable('complaint_notifications')
-        .set({ status: 'SENT', sent_at: new Date(), last_error: null })
-        .where('id', '=', row.id)
-        .execute();
+      await markSent(db, row.id);
       round.sent += 1;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const final = row.attempts >= options.maxAttempts;
-      await db
-        .updateTable('complaint_notifications')
-        .set(
-          final
-            ? { status: 'FAILED', last_error: message }
-            : { last_error: message, next_attempt_at: new Date(now.getTime() + retryDelayMs(row.attempts)) },
-        )
-        .where('id', '=', row.id)
-        .execute();
+      await markAttemptFailed(db, row.id, message, final ? null : new Date(now.getTime() + retryDelayMs(row.attempts)));
       round[final ? 'failed' : 'retried'] += 1;
     }
   }

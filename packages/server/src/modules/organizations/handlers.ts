@@ -1,10 +1,11 @@
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Database, OrganizationsTable, OrganizationUpdate } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';
+import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { withinTeam } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
@@ -60,6 +61,16 @@ async function checkReferences(
     if (!country.is_active) throw new ListError(400, 'Validation failed', ['body/countryId must reference an active country']);
   }
 }
+
+const UPDATE_COLUMNS = {
+  name: 'name',
+  code: 'code',
+  type: 'type',
+  parentId: 'parent_id',
+  managerUserId: 'manager_user_id',
+  countryId: 'country_id',
+  isActive: 'is_active',
+} as const satisfies ColumnsOf<components['schemas']['OrganizationUpdate'], OrganizationsTable>;
 
 const duplicateCode = (code: string) =>
   new AppError('ALREADY_EXISTS', { resource: 'organization', field: 'code', value: code }, 'An organization with this code already exists');
@@ -137,14 +148,7 @@ export const organizationHandlers: ModuleHandlers<
           'An organization cannot be moved under itself or one of its descendants',
         );
       }
-      const values: Partial<repo.OrganizationValues> = {};
-      if (body.name !== undefined) values.name = body.name;
-      if (body.code !== undefined) values.code = body.code;
-      if (body.type !== undefined) values.type = body.type;
-      if (body.parentId !== undefined) values.parent_id = body.parentId;
-      if (body.managerUserId !== undefined) values.manager_user_id = body.managerUserId;
-      if (body.countryId !== undefined) values.country_id = body.countryId;
-      if (body.isActive !== undefined) values.is_active = body.isActive;
+      const values: OrganizationUpdate = sentColumns(body, UPDATE_COLUMNS);
       try {
         await repo.updateOrganization(trx, id, values);
       } catch (error) {

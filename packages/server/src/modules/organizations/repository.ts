@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Database, OrganizationType } from '../../db/schema.js';
+import type { Database, NewOrganization, OrganizationUpdate } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { organizationSubtree } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
@@ -127,22 +127,12 @@ export async function isInSubtree(db: Kysely<Database>, organizationId: number, 
   return rows[0]?.found === true;
 }
 
-export interface OrganizationValues {
-  name: string;
-  code: string;
-  type: OrganizationType;
-  parent_id: number | null;
-  manager_user_id: number | null;
-  country_id: number | null;
-  is_active: boolean;
-}
-
-export async function insertOrganization(db: Kysely<Database>, values: Omit<OrganizationValues, 'is_active'>): Promise<number> {
+export async function insertOrganization(db: Kysely<Database>, values: NewOrganization): Promise<number> {
   const row = await db.insertInto('organizations').values(values).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateOrganization(db: Kysely<Database>, id: number, values: Partial<OrganizationValues>): Promise<void> {
+export async function updateOrganization(db: Kysely<Database>, id: number, values: OrganizationUpdate): Promise<void> {
   await db
     .updateTable('organizations')
     .set({ ...values, updated_at: new Date() })

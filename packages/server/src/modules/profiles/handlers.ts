@@ -6,11 +6,12 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { avatarUrl } from '../../lib/avatar.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
+import { findAvatar, findProfileRow, setAvatar, setBio } from './repository.js';
 
 type PublicProfile = components['schemas']['UserPublicProfile'];
 
 async function publicProfile(db: Kysely<Database>, userId: number): Promise<PublicProfile | undefined> {
-  const row = await db.selectFrom('users').select(['id', 'bio', 'avatar_updated_at']).where('id', '=', userId).executeTakeFirst();
+  const row = await findProfileRow(db, userId);
   return row && { userId: row.id, bio: row.bio, avatar: avatarUrl(row.id, row.avatar_updated_at) };
 }
 
@@ -26,35 +27,27 @@ export const profileHandlers: ModuleHandlers<'uploadAvatar' | 'deleteAvatar' | '
     const { accepted, rejected } = screenUploads(req);
     const picture = accepted[0];
     if (!picture) throw new AppError('UPLOAD_REJECTED', { rejected }, 'The avatar was not accepted');
-    await req.server.db
-      .updateTable('users')
-      .set({ avatar: picture.bytes, avatar_mime: picture.detectedType, avatar_updated_at: new Date() })
-      .where('id', '=', auth.userId)
-      .execute();
+    await setAvatar(req.server.db, auth.userId, { bytes: picture.bytes, mime: picture.detectedType });
     return { message: 'Avatar updated', result: await ownProfile(req.server.db, auth.userId) };
   },
 
   async deleteAvatar(req) {
     const auth = caller(req);
-    await req.server.db
-      .updateTable('users')
-      .set({ avatar: null, avatar_mime: null, avatar_updated_at: null })
-      .where('id', '=', auth.userId)
-      .execute();
+    await setAvatar(req.server.db, auth.userId, null);
     return { message: 'Avatar removed', result: await ownProfile(req.server.db, auth.userId) };
   },
 
   async updateBio(req) {
     const auth = caller(req);
     const bio = req.body.bio === null ? null : req.body.bio.trim() || null;
-    await req.server.db.updateTable('users').set({ bio, updated_at: new Date() }).where('id', '=', auth.userId).execute();
+    await setBio(req.server.db, auth.userId, bio);
     return { message: 'Biography updated', result: await ownProfile(req.server.db, auth.userId) };
   },
 
   async getUserAvatar(req) {
     caller(req);
     const { id } = req.params;
-    const row = await req.server.db.selectFrom('users').select(['avatar', 'avatar_mime']).where('id', '=', id).executeTakeFirst();
+    const row = await findAvatar(req.server.db, id);
     if (!row?.avatar || !row.avatar_mime) throw notFound.resource('avatar', id);
     const extension = row.avatar_mime.split('/')[1];
     return { file: { filename: `avatar-${id}.${extension}`, contentType: row.avatar_mime, body: row.avatar, inline: true } };

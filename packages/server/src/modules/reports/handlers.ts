@@ -7,7 +7,7 @@ import { ownedComplaints } from '../complaints/rules.js';
 import { exportBatches as transportBatches } from '../transports/repository.js';
 import { csvStream } from './export.js';
 import { COMPLAINT_COLUMNS, TRANSPORT_COLUMNS } from './columns.js';
-import { type Period, reportStatistics } from './statistics.js';
+import { type Period, reportStatistics } from './statistics-repository.js';
 
 function checkPeriod(from: string | undefined, to: string | undefined, names: [string, string]): void {
   if (from !== undefined && to !== undefined && new Date(from) > new Date(to)) {

@@ -1,12 +1,11 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { contains } from '../../lib/text.js';
 import type { Database } from '../../db/schema.js';
 import type { Req, Result } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 
 type Db = Kysely<Database>;
 export type Role = Result<'getConfigRoleById'>;
-
-const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
 
 export function selectRoles(db: Db) {
   return db

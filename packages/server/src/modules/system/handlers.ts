@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage.js';
+import { pingDatabase } from './repository.js';
 
 const startedAt = Date.now();
 const version = '1.0.0';
@@ -42,7 +42,7 @@ export const systemHandlers: ModuleHandlers<'getHealth' | 'getReadiness'> = {
   async getReadiness(req, reply) {
     const { db, redis } = req.server;
     const [database, cache] = await Promise.all([
-      check(() => sql`select 1`.execute(db)),
+      check(() => pingDatabase(db)),
       redis ? check(() => redis.ping()) : Promise.resolve<Check>({ status: 'not_configured', latencyMs: null }),
     ]);
     if (database.status !== 'up') {

@@ -20,9 +20,17 @@ import {
   workflowState,
   wrongRole,
 } from './rules.js';
-import { transportStats } from './stats.js';
+import { transportStats } from './stats-repository.js';
 import { checkDateRange, reload } from './trade-handlers.js';
-import { fieldChanges, insertHistory, requireCustomer, requireVehicleType, updateFields } from './writes.js';
+import {
+  deleteTransport,
+  fieldChanges,
+  insertHistory,
+  moveState,
+  requireCustomer,
+  requireVehicleType,
+  updateFields,
+} from './write-repository.js';
 
 export type AdminTransportOps =
   | 'listAdminTransports'
@@ -76,8 +84,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const complaints = await complaintCount(db, id);
     if (complaints > 0) throw hasComplaint(id, complaints);
     try {
-      const deleted = await db.deleteFrom('transports').where('id', '=', id).returning('id').executeTakeFirst();
-      if (!deleted) throw transportNotFound(id);
+      if (!(await deleteTransport(db, id))) throw transportNotFound(id);
     } catch (error) {
       if (isForeignKeyViolation(error, 'complaints_transport_id_fkey')) throw hasComplaint(id, await complaintCount(db, id));
       throw error;
@@ -101,15 +108,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
       if (level === 2 && action === 'VALIDATE' && (await levelOneValidator(trx, id)) === auth.userId) throw sameValidator();
       // The state read above is the guard: a concurrent action that got there first makes this match nothing.
       const target = storedState(verdict.to);
-      const updated = await trx
-        .updateTable('transports')
-        .set({ ...target, updated_at: new Date() })
-        .where('id', '=', id)
-        .where('status', '=', current.status)
-        .where('validation_level', '=', current.validation_level)
-        .returning('id')
-        .executeTakeFirst();
-      if (!updated) {
+      if (!(await moveState(trx, id, current, target))) {
         const now = await findVisible(trx, auth, id);
         throw now === undefined
           ? transportNotFound(id)

@@ -2,7 +2,6 @@ import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';
-import { ownedBy } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
@@ -21,12 +20,15 @@ import { hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITAB
 import {
   checkNewCustomer,
   createTransport,
+  deleteTransport,
   fieldChanges,
   insertCustomer,
+  insertDocument,
+  lockOwnedTransport,
   requireCustomer,
   requireVehicleType,
   updateFields,
-} from './writes.js';
+} from './write-repository.js';
 
 export type TradeTransportOps =
   | 'createTransport'
@@ -113,14 +115,8 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const complaints = await complaintCount(db, id);
     if (complaints > 0) throw hasComplaint(id, complaints);
     try {
-      // Documents and history go with it (ON DELETE CASCADE); the guard keeps an acted-upon transport.
-      const deleted = await db
-        .deleteFrom('transports')
-        .where('id', '=', id)
-        .where('status', 'in', USER_EDITABLE)
-        .returning('id')
-        .executeTakeFirst();
-      if (!deleted) {
+      // The status guard keeps an acted-upon transport.
+      if (!(await deleteTransport(db, id, USER_EDITABLE))) {
         const status = await currentStatus(db, id);
         throw status === undefined ? transportNotFound(id) : notEditable(id, status, 'deleted');
       }
@@ -155,31 +151,21 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { accepted, rejected } = screenUploads(req);
     const uploaded = await db.transaction().execute(async (trx) => {
       // Locked so that the transport cannot be archived or deleted while its documents are stored.
-      const transport = await trx
-        .selectFrom('transports as t')
-        .select(['t.id', 't.status'])
-        .where('t.id', '=', transportId)
-        .where(ownedBy(auth, 't.created_by'))
-        .forShare()
-        .executeTakeFirst();
+      const transport = await lockOwnedTransport(trx, auth, transportId);
       if (!transport) throw transportNotFound(transportId);
       if (!NOT_ARCHIVED.includes(transport.status)) throw notEditable(transportId, transport.status);
       if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
       const rows = [];
       for (const file of accepted) {
-        const row = await trx
-          .insertInto('transport_documents')
-          .values({
-            transport_id: transportId,
-            type: documentType,
-            filename: file.filename,
-            mime_type: file.detectedType,
-            size: file.bytes.length,
-            content: file.bytes,
-            uploaded_by: auth.userId,
-          })
-          .returning(['id', 'filename', 'mime_type', 'size'])
-          .executeTakeFirstOrThrow();
+        const row = await insertDocument(trx, {
+          transport_id: transportId,
+          type: documentType,
+          filename: file.filename,
+          mime_type: file.detectedType,
+          size: file.bytes.length,
+          content: file.bytes,
+          uploaded_by: auth.userId,
+        });
         rows.push(row);
       }
       return rows;

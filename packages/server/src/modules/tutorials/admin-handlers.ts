@@ -22,9 +22,9 @@ import {
   replacePrerequisites,
   replaceTags,
   updateTutorialRow,
-} from './admin-writes.js';
-import { tutorialNotFound } from './progress.js';
-import type { Db } from './queries.js';
+} from './admin-write-repository.js';
+import { tutorialNotFound } from './progress-repository.js';
+import type { Db } from './query-repository.js';
 
 /** 400 when a chapter starts before the previous one (the schema cannot compare items). */
 function checkChapterOrder(chapters: ChapterInput[] | undefined): void {

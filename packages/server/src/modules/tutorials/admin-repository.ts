@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { fetchPage } from '../../lib/paging.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './queries.js';
+import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './query-repository.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 type S = components['schemas'];

@@ -1,4 +1,4 @@
-import type { Db } from './queries.js';
+import type { Db } from './query-repository.js';
 
 /** Completed progress records with their certificate, holder and tutorial. */
 function selectCertificates(db: Db) {

@@ -6,7 +6,7 @@ import { caller } from '../../plugins/security.js';
 import { adminTutorialHandlers } from './admin-handlers.js';
 import { findCertificateByCode, findOwnCertificate } from './certificate-repository.js';
 import { certificatePdf } from './certificate.js';
-import { completeTutorial, recordProgress, tutorialNotFound } from './progress.js';
+import { completeTutorial, recordProgress, tutorialNotFound } from './progress-repository.js';
 import { findPublishedDetail, listCategories, listPublished, recordView, searchPublished } from './repository.js';
 
 /** "3,14" → [3, 14] (the contract's pattern has checked the form). */

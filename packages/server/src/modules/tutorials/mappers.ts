@@ -1,8 +1,8 @@
 import { avatarUrl } from '../../lib/avatar.js';
 import type { components } from '@transport-ops/contract';
-import type { AttachmentJson, ImageJson, VideoJson } from '../../db/schema.js';
+import type { AttachmentJson, ImageJson, TutorialChapter, VideoJson } from '../../db/schema.js';
 import { iso } from '../../lib/time.js';
-import type { TagRow, TutorialRow } from './queries.js';
+import type { TagRow, TutorialRow } from './query-repository.js';
 
 type S = components['schemas'];
 
@@ -70,13 +70,7 @@ export const toAttachments = (attachments: AttachmentJson[]): S['Attachment'][] 
     description: a.description ?? null,
   }));
 
-export interface ChapterRow {
-  id: number;
-  title: string;
-  start_time: number;
-  duration: number;
-  description: string | null;
-}
+export type ChapterRow = Pick<TutorialChapter, 'id' | 'title' | 'start_time' | 'duration' | 'description'>;
 
 export const toChapters = (rows: ChapterRow[]): S['TutorialChapter'][] =>
   rows.map((c) => ({ id: c.id, title: c.title, startTime: c.start_time, duration: c.duration, description: c.description }));

@@ -7,7 +7,7 @@ import { fetchPage } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './queries.js';
+import { chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './query-repository.js';
 
 type S = components['schemas'];
 

@@ -1,7 +1,7 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { accountStateHandlers } from './account-state.js';
-import { accountHandlers } from './accounts.js';
-import { sessionHandlers } from './sessions.js';
+import { accountStateHandlers } from './account-state-handlers.js';
+import { accountHandlers } from './account-handlers.js';
+import { sessionHandlers } from './session-handlers.js';
 
 export const userHandlers: ModuleHandlers<
   | 'listUsers'

@@ -7,8 +7,6 @@ type Db = Kysely<Database>;
 export type User = Result<'getUserById'>;
 export type Session = Result<'getSessionById'>;
 
-export const contains = (column: string, text: string) => sql<SqlBool>`strpos(lower(${sql.ref(column)}), lower(${text})) > 0`;
-
 /** The actor family an account of this level belongs to. */
 export const actorFamily = (level: AccessLevel): ActorRole => (level === 'admin' || level === 'super_admin' ? 'ADMIN' : 'AGENT');
 

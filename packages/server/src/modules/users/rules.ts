@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import { ACCESS_LEVELS, type AccessLevel } from '../auth/tokens.js';
 import type { AuthContext } from '../../plugins/security.js';
+import { lockOtherActiveAccounts } from './account-repository.js';
 
 const rank = (level: AccessLevel) => ACCESS_LEVELS.indexOf(level);
 
@@ -39,15 +40,7 @@ export async function assertKeepsAnAdministrator(
   target: { id: number; access_level: AccessLevel; is_active: boolean },
 ) {
   if (!target.is_active || !isAdministrator(target.access_level)) return;
-  const others = await trx
-    .selectFrom('users as u')
-    .innerJoin('roles as r', 'r.id', 'u.role_id')
-    .select('u.id')
-    .where('u.is_active', '=', true)
-    .where('r.access_level', 'in', [...ADMIN_LEVELS])
-    .where('u.id', '!=', target.id)
-    .forUpdate('u')
-    .execute();
+  const others = await lockOtherActiveAccounts(trx, target.id, ADMIN_LEVELS);
   if (others.length === 0) {
     throw new AppError(
       'LAST_ADMINISTRATOR',

@@ -1,18 +1,17 @@
 import { hash } from '@node-rs/argon2';
-import { sql } from 'kysely';
 import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
-import { revokeSessions } from '../auth/sessions.js';
+import { revokeSessions } from '../auth/repository.js';
+import { insertAccount, listAccounts, updateAccount } from './account-repository.js';
 import {
   accountCountry,
   actorEmailTaken,
   actorFamily,
   activeCountryExists,
-  contains,
   findActiveRole,
   findUserRow,
   loadUser,
@@ -25,8 +24,6 @@ import {
 import { assertAssignable, assertCanActOn, assertKeepsAnAdministrator, assertPasswordAllowed, isAdministrator } from './rules.js';
 
 type Db = Parameters<typeof loadUser>[0];
-
-const SORT_COLUMNS = { createdAt: 'u.created_at', username: 'u.username', email: 'u.email', lastLogin: 'u.last_login' } as const;
 
 const userExists = (field: 'username' | 'email', value: string) =>
   new AppError(
@@ -70,36 +67,8 @@ function vanishedReference(error: unknown, ids: { roleId?: number; organizationI
 export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'createUser' | 'updateUser'> = {
   async listUsers(req) {
     const auth = caller(req);
-    const {
-      page = 1,
-      limit = 10,
-      search,
-      roleId,
-      organizationId,
-      countryId,
-      isActive,
-      sortBy = 'createdAt',
-      sortOrder = 'DESC',
-    } = req.query;
-    let query = selectUsers(req.server.db).where(withinTeam(auth, 'u.organization_id'));
-    if (search !== undefined) {
-      query = query.where((eb) =>
-        eb.or([
-          contains('u.username', search),
-          contains('u.email', search),
-          contains('a.first_name', search),
-          contains('a.last_name', search),
-        ]),
-      );
-    }
-    if (roleId !== undefined) query = query.where('u.role_id', '=', roleId);
-    if (organizationId !== undefined) query = query.where('u.organization_id', '=', organizationId);
-    if (countryId !== undefined) query = query.where('u.country_id', '=', countryId);
-    if (isActive !== undefined) query = query.where('u.is_active', '=', isActive);
-    const direction = sortOrder === 'ASC' ? sql`asc` : sql`desc`;
-    // Accounts that never logged in come last either way.
-    const ordered = query.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${direction} nulls last`).orderBy(sql`u.id ${direction}`);
-    const { rows, total } = await fetchPage(ordered, page, limit);
+    const { page = 1, limit = 10, ...filters } = req.query;
+    const { rows, total } = await fetchPage(listAccounts(req.server.db, auth, filters), page, limit);
     return { message: 'Users retrieved', result: { data: rows.map(toUser), meta: pageMeta(total, page, limit) } };
   },
 
@@ -134,26 +103,18 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     let id: number;
     try {
       id = await db.transaction().execute(async (trx) => {
-        const actor = await trx
-          .insertInto('actors')
-          .values({ actor_role: family, first_name: firstName, last_name: lastName, email, organization_id: organizationId ?? null })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const user = await trx
-          .insertInto('users')
-          .values({
+        return insertAccount(
+          trx,
+          { actor_role: family, first_name: firstName, last_name: lastName, email, organization_id: organizationId ?? null },
+          {
             username,
             email,
             password_hash: passwordHash,
             role_id: roleId,
             country_id: countryId,
             organization_id: organizationId ?? null,
-            actor_id: actor.id,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx.updateTable('actors').set({ user_id: user.id }).where('id', '=', actor.id).execute();
-        return user.id;
+          },
+        );
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_username_key')) throw userExists('username', username);
@@ -199,31 +160,23 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     try {
       revoked = await db.transaction().execute(async (trx) => {
         if (role && !isAdministrator(role.access_level)) await assertKeepsAnAdministrator(trx, target);
-        await trx
-          .updateTable('users')
-          .set({
+        await updateAccount(
+          trx,
+          target,
+          {
             ...(email !== undefined && { email }),
             ...(roleId !== undefined && { role_id: roleId }),
             ...(organizationId !== undefined && { organization_id: organizationId }),
             ...(countryId !== undefined && { country_id: countryId }),
-            updated_at: new Date(),
-          })
-          .where('id', '=', id)
-          .execute();
-        if (target.actor_id !== null) {
-          await trx
-            .updateTable('actors')
-            .set({
-              ...(firstName !== undefined && { first_name: firstName }),
-              ...(lastName !== undefined && { last_name: lastName }),
-              ...(email !== undefined && { email }),
-              ...(familyChanges && { actor_role: family }),
-              ...(organizationId !== undefined && { organization_id: organizationId }),
-              updated_at: new Date(),
-            })
-            .where('id', '=', target.actor_id)
-            .execute();
-        }
+          },
+          {
+            ...(firstName !== undefined && { first_name: firstName }),
+            ...(lastName !== undefined && { last_name: lastName }),
+            ...(email !== undefined && { email }),
+            ...(familyChanges && { actor_role: family }),
+            ...(organizationId !== undefined && { organization_id: organizationId }),
+          },
+        );
         if (!roleChanges && !organizationChanges) return [];
         return revokeSessions(trx, { userId: id }, roleChanges ? 'role_changed' : 'organization_changed');
       });

@@ -1,8 +1,9 @@
 import type { components } from '@transport-ops/contract';
 import { sql, type SqlBool, type UpdateObject } from 'kysely';
-import type { Database, TransportStatus } from '../../db/schema.js';
+import type { Database, NewTransportDocument, Transport, TransportStatus, TransportsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
+import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { hasGlobalView, ownedBy } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
 import type { Db } from './repository.js';
@@ -153,28 +154,30 @@ export async function createTransport(db: Db, userId: number, body: Schemas['Tra
   }
 }
 
+const CHANGE_COLUMNS = {
+  chargerFirstName: 'charger_first_name',
+  chargerLastName: 'charger_last_name',
+  chargerPhone: 'charger_phone',
+  chargerEmail: 'charger_email',
+  vehicleTypeId: 'vehicle_type_id',
+  loadingPoint: 'loading_point',
+  unloadingPoint: 'unloading_point',
+  vehiclePlateNumber: 'vehicle_plate_number',
+  productLabel: 'product_label',
+  productQuantity: 'product_quantity',
+  averageWeight: 'average_weight',
+  averageUnitPrice: 'average_unit_price',
+  totalProductValue: 'total_product_value',
+} as const satisfies ColumnsOf<FieldChanges, TransportsTable>;
+
 /**
  * The column changes of a PATCH: only the fields sent. When `totalProductValue` is not sent but the
  * quantity or the unit price is, the total is recomputed in SQL from the new and stored values, so
  * that two concurrent changes cannot combine stale values.
  */
 export function fieldChanges(body: FieldChanges): UpdateObject<Database, 'transports'> {
-  const set: UpdateObject<Database, 'transports'> = {};
-  if (body.chargerFirstName !== undefined) set.charger_first_name = body.chargerFirstName;
-  if (body.chargerLastName !== undefined) set.charger_last_name = body.chargerLastName;
-  if (body.chargerPhone !== undefined) set.charger_phone = body.chargerPhone;
-  if (body.chargerEmail !== undefined) set.charger_email = body.chargerEmail;
-  if (body.vehicleTypeId !== undefined) set.vehicle_type_id = body.vehicleTypeId;
-  if (body.loadingPoint !== undefined) set.loading_point = body.loadingPoint;
-  if (body.unloadingPoint !== undefined) set.unloading_point = body.unloadingPoint;
-  if (body.vehiclePlateNumber !== undefined) set.vehicle_plate_number = body.vehiclePlateNumber;
-  if (body.productLabel !== undefined) set.product_label = body.productLabel;
-  if (body.productQuantity !== undefined) set.product_quantity = body.productQuantity;
-  if (body.averageWeight !== undefined) set.average_weight = body.averageWeight;
-  if (body.averageUnitPrice !== undefined) set.average_unit_price = body.averageUnitPrice;
-  if (body.totalProductValue !== undefined) {
-    set.total_product_value = body.totalProductValue;
-  } else if (body.productQuantity !== undefined || body.averageUnitPrice !== undefined) {
+  const set: UpdateObject<Database, 'transports'> = sentColumns(body, CHANGE_COLUMNS);
+  if (body.totalProductValue === undefined && (body.productQuantity !== undefined || body.averageUnitPrice !== undefined)) {
     const quantity = body.productQuantity !== undefined ? sql`${body.productQuantity}::float8` : sql.ref('product_quantity');
     const price = body.averageUnitPrice !== undefined ? sql`${body.averageUnitPrice}::float8` : sql.ref('average_unit_price');
     set.total_product_value = sql<number | null>`${quantity} * ${price}`;
@@ -206,3 +209,41 @@ export async function updateFields(
     throw referenceError(error, input);
   }
 }
+
+type StoredState = Pick<Transport, 'status' | 'validation_level'>;
+
+/** Moves a transport from `from` to `to`; false when another action changed its state first. */
+export async function moveState(trx: Db, id: number, from: StoredState, to: StoredState): Promise<boolean> {
+  const row = await trx
+    .updateTable('transports')
+    .set({ ...to, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', from.status)
+    .where('validation_level', '=', from.validation_level)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Deletes a transport (documents and history go with it: ON DELETE CASCADE), only while its
+ * status is one of `statuses` when given. False when nothing matched.
+ */
+export async function deleteTransport(db: Db, id: number, statuses?: TransportStatus[]): Promise<boolean> {
+  let query = db.deleteFrom('transports').where('id', '=', id);
+  if (statuses) query = query.where('status', 'in', statuses);
+  return (await query.returning('id').executeTakeFirst()) !== undefined;
+}
+
+/** The caller's transport, share-locked so that it cannot be archived or deleted until the commit. */
+export const lockOwnedTransport = (trx: Db, auth: AuthContext, id: number) =>
+  trx
+    .selectFrom('transports as t')
+    .select(['t.id', 't.status'])
+    .where('t.id', '=', id)
+    .where(ownedBy(auth, 't.created_by'))
+    .forShare()
+    .executeTakeFirst();
+
+export const insertDocument = (trx: Db, document: NewTransportDocument) =>
+  trx.insertInto('transport_documents').values(document).returning(['id', 'filename', 'mime_type', 'size']).executeTakeFirstOrThrow();

@@ -2,7 +2,7 @@ import { notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
-import { revokeSessions } from '../auth/sessions.js';
+import { revokeSessions } from '../auth/repository.js';
 import { countUnexpired, findUserRow, selectSessions, sessionIsActive, toSession } from './repository.js';
 import { assertCanActOn, selfAction } from './rules.js';
 

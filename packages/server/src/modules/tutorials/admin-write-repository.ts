@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import { sql } from 'kysely';
 import type { Difficulty, TutorialStatus } from '../../db/schema.js';
-import type { Db } from './queries.js';
+import type { Db } from './query-repository.js';
 
 type S = components['schemas'];
 

@@ -1,23 +1,22 @@
 import type { components } from '@transport-ops/contract';
 import { type Expression, type Kysely, sql, type SqlBool } from 'kysely';
-import type { ComplaintStatus, Database, TransportStatus } from '../../db/schema.js';
+import { enumValues } from '../../contract.js';
+import type { Database } from '../../db/schema.js';
 import { hasGlobalView, ownedBy } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
 
 type Db = Kysely<Database>;
 type Statistics = components['schemas']['ReportStatistics'];
 
-const TRANSPORT_STATUSES: TransportStatus[] = ['PENDING', 'VALIDATED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED', 'ON_HOLD', 'ARCHIVED'];
-const COMPLAINT_STATUSES: ComplaintStatus[] = [
-  'PENDING',
-  'IN_PROGRESS',
-  'UNDER_REVIEW',
-  'ESCALATED',
-  'RESOLVED',
-  'REJECTED',
-  'REOPENED',
-  'CLOSED',
-];
+const TRANSPORT_STATUSES = enumValues('TransportStatus');
+const COMPLAINT_STATUSES = enumValues('ComplaintStatus');
+
+/** The sum of one figure over the rows grouped by status. */
+const sumOf = <R>(rows: R[], figure: (row: R) => number) => rows.reduce((n, r) => n + figure(r), 0);
+
+/** Every status in the contract's order with its count (0 for a status no row has). */
+const byStatus = <S extends string>(statuses: S[], rows: { status: S; count: number }[]) =>
+  statuses.map((status) => ({ status, count: rows.find((r) => r.status === status)?.count ?? 0 }));
 
 export interface Period {
   startDate?: string;
@@ -45,13 +44,12 @@ async function transportFigures(db: Db, auth: AuthContext, p: Period): Promise<S
     .where(inPeriod('t.created_at', p))
     .groupBy('t.status')
     .execute();
-  const count = (s: TransportStatus) => rows.find((r) => r.status === s)?.count ?? 0;
   return {
-    total: rows.reduce((n, r) => n + r.count, 0),
-    byStatus: TRANSPORT_STATUSES.map((status) => ({ status, count: count(status) })),
-    awaitingLevel1: rows.reduce((n, r) => n + r.level0, 0),
-    awaitingLevel2: rows.reduce((n, r) => n + r.level1, 0),
-    totalProductValue: rows.reduce((n, r) => n + r.value, 0),
+    total: sumOf(rows, (r) => r.count),
+    byStatus: byStatus(TRANSPORT_STATUSES, rows),
+    awaitingLevel1: sumOf(rows, (r) => r.level0),
+    awaitingLevel2: sumOf(rows, (r) => r.level1),
+    totalProductValue: sumOf(rows, (r) => r.value),
   };
 }
 
@@ -71,15 +69,14 @@ async function complaintFigures(db: Db, auth: AuthContext, p: Period): Promise<S
     .where(inPeriod('c.created_at', p))
     .groupBy('c.status')
     .execute();
-  const count = (s: ComplaintStatus) => rows.find((r) => r.status === s)?.count ?? 0;
-  const resolved = rows.reduce((n, r) => n + r.resolved, 0);
-  const seconds = rows.reduce((n, r) => n + r.seconds, 0);
+  const resolved = sumOf(rows, (r) => r.resolved);
+  const seconds = sumOf(rows, (r) => r.seconds);
   return {
-    total: rows.reduce((n, r) => n + r.count, 0),
-    byStatus: COMPLAINT_STATUSES.map((status) => ({ status, count: count(status) })),
+    total: sumOf(rows, (r) => r.count),
+    byStatus: byStatus(COMPLAINT_STATUSES, rows),
     resolvedCount: resolved,
     averageResolutionHours: resolved === 0 ? null : Math.round((seconds / resolved / 3600) * 10) / 10,
-    amountPaid: rows.reduce((n, r) => n + r.amount, 0),
+    amountPaid: sumOf(rows, (r) => r.amount),
   };
 }
 

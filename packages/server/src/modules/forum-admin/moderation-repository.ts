@@ -1,37 +1,11 @@
-import type { components } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
-import type { Database, TopicStatus } from '../../db/schema.js';
-import { stateMachine } from '../../lib/state-machine.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import type { Database, ForumMessage, ForumTopic, TopicStatus } from '../../db/schema.js';
+import { hasShownReplies } from '../forum/message-repository.js';
+import { statusMove, type TopicAction } from './rules.js';
 
 type Db = Kysely<Database>;
-type TopicAction = components['schemas']['ForumTopicModerationAction'];
-type StatusAction = Exclude<TopicAction, 'HIDE' | 'UNHIDE'>;
 
-const MODERATORS = ['supervisor', 'admin', 'super_admin'] as const;
-const row = (from: TopicStatus, action: StatusAction, to: TopicStatus) => ({ from, action, to, roles: MODERATORS });
-
-/** The status actions of the contract's table: where each is offered and where it leads. */
-const TOPIC_WORKFLOW = stateMachine<TopicStatus, StatusAction, AccessLevel>([
-  row('ACTIVE', 'CLOSE', 'CLOSED'),
-  row('ACTIVE', 'ARCHIVE', 'ARCHIVED'),
-  row('CLOSED', 'REOPEN', 'ACTIVE'),
-  row('CLOSED', 'ARCHIVE', 'ARCHIVED'),
-  row('ARCHIVED', 'REOPEN', 'ACTIVE'),
-]);
-const ORDER: StatusAction[] = ['CLOSE', 'REOPEN', 'ARCHIVE'];
-
-/** Actions offered in a status, in the contract's order (HIDE and UNHIDE always are). */
-export function allowedTopicActions(status: TopicStatus): TopicAction[] {
-  const statusActions = TOPIC_WORKFLOW.allowed(status);
-  return [...ORDER.filter((a) => statusActions.includes(a)), 'HIDE', 'UNHIDE'];
-}
-
-export interface TopicState {
-  id: number;
-  status: TopicStatus;
-  is_hidden: boolean;
-}
+export type TopicState = Pick<ForumTopic, 'id' | 'status' | 'is_hidden'>;
 
 /**
  * Applies a moderation action; the status guard sits in the UPDATE's WHERE, so of two concurrent
@@ -42,9 +16,7 @@ export async function moderateTopic(db: Db, id: number, action: TopicAction): Pr
   if (action === 'HIDE' || action === 'UNHIDE') {
     return setTopicHidden(db, id, action === 'HIDE');
   }
-  const moves = TOPIC_WORKFLOW.transitions.filter((t) => t.action === action);
-  const from = moves.map((t) => t.from);
-  const to = moves[0]!.to; // every move of one action leads to the same status
+  const { from, to } = statusMove(action);
   return db
     .updateTable('forum_topics')
     .set({ status: to, updated_at: new Date() })
@@ -68,13 +40,7 @@ export async function topicStatus(db: Db, id: number): Promise<TopicStatus | und
   return row?.status;
 }
 
-export interface MessageState {
-  id: number;
-  topic_id: number;
-  is_main_message: boolean;
-  is_hidden: boolean;
-  deleted_at: Date | null;
-}
+export type MessageState = Pick<ForumMessage, 'id' | 'topic_id' | 'is_main_message' | 'is_hidden' | 'deleted_at'>;
 
 export async function findMessage(db: Db, id: number): Promise<MessageState | undefined> {
   return db
@@ -82,34 +48,6 @@ export async function findMessage(db: Db, id: number): Promise<MessageState | un
     .select(['id', 'topic_id', 'is_main_message', 'is_hidden', 'deleted_at'])
     .where('id', '=', id)
     .executeTakeFirst();
-}
-
-/**
- * True when a descendant of the message is visible (not deleted, not hidden), `exceptId` left out:
- * a deleted or hidden message with such a descendant stays in the user-side tree as a placeholder.
- */
-async function hasShownReplies(db: Db, id: number, exceptId?: number): Promise<boolean> {
-  const row = await db
-    .withRecursive('descendants(id, deleted_at, is_hidden)', (qb) =>
-      qb
-        .selectFrom('forum_messages as c')
-        .select(['c.id', 'c.deleted_at', 'c.is_hidden'])
-        .where('c.parent_id', '=', id)
-        .unionAll((eb) =>
-          eb
-            .selectFrom('forum_messages as c')
-            .innerJoin('descendants as d', 'd.id', 'c.parent_id')
-            .select(['c.id', 'c.deleted_at', 'c.is_hidden']),
-        ),
-    )
-    .selectFrom('descendants')
-    .select('id')
-    .where('deleted_at', 'is', null)
-    .where('is_hidden', '=', false)
-    .$if(exceptId !== undefined, (qb) => qb.where('id', '<>', exceptId!))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Moves a message's `replies_count` by one and returns what decides whether the walk goes on. */

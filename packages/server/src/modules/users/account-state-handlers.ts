@@ -3,7 +3,8 @@ import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
-import { revokeSessions } from '../auth/sessions.js';
+import { revokeSessions } from '../auth/repository.js';
+import { deleteAccount, setAccountActive, setPasswordHash } from './account-repository.js';
 import { accountUsage, findUserRow, loadUser, type UserRow } from './repository.js';
 import { assertCanActOn, assertKeepsAnAdministrator, assertPasswordAllowed, selfAction } from './rules.js';
 
@@ -15,15 +16,6 @@ async function actionable(db: Db, auth: AuthContext, id: number): Promise<UserRo
   if (!target) throw notFound.resource('user', id);
   assertCanActOn(auth, target.access_level);
   return target;
-}
-
-/** Sets the state of the account and of its actor (they share one). */
-async function setActive(trx: Db, target: UserRow, isActive: boolean) {
-  const now = new Date();
-  await trx.updateTable('users').set({ is_active: isActive, updated_at: now }).where('id', '=', target.id).execute();
-  if (target.actor_id !== null) {
-    await trx.updateTable('actors').set({ is_active: isActive, updated_at: now }).where('id', '=', target.actor_id).execute();
-  }
 }
 
 const inUse = (id: number, usageCount: number) =>
@@ -45,8 +37,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
       revoked = await db.transaction().execute(async (trx) => {
         await assertKeepsAnAdministrator(trx, target);
         const ids = await revokeSessions(trx, { userId: id }, 'account_deleted');
-        await trx.deleteFrom('users').where('id', '=', id).execute(); // sessions cascade, actors.user_id set null
-        if (target.actor_id !== null) await trx.deleteFrom('actors').where('id', '=', target.actor_id).execute();
+        await deleteAccount(trx, target);
         return ids;
       });
     } catch (error) {
@@ -62,7 +53,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     const auth = caller(req);
     const { db } = req.server;
     const target = await actionable(db, auth, req.params.id);
-    await db.transaction().execute((trx) => setActive(trx, target, true));
+    await db.transaction().execute((trx) => setAccountActive(trx, target, true));
     return { message: 'User activated', result: await loadUser(db, target.id) };
   },
 
@@ -76,7 +67,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     assertCanActOn(auth, target.access_level);
     const revoked = await db.transaction().execute(async (trx) => {
       await assertKeepsAnAdministrator(trx, target);
-      await setActive(trx, target, false);
+      await setAccountActive(trx, target, false);
       return revokeSessions(trx, { userId: id }, 'account_deactivated');
     });
     await sessions.forget(revoked);
@@ -93,7 +84,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     assertPasswordAllowed('newPassword', newPassword, target);
     const passwordHash = await hash(newPassword); // argon2id with the library's defaults
     const revoked = await db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: new Date() }).where('id', '=', target.id).execute();
+      await setPasswordHash(trx, target.id, passwordHash);
       return revokeSessions(trx, { userId: target.id }, 'password_changed');
     });
     await sessions.forget(revoked);

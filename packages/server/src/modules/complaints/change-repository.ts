@@ -1,22 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ComplaintStatus, Database } from '../../db/schema.js';
+import type { ComplaintStatus, ComplaintUpdate, Database, NewComplaint } from '../../db/schema.js';
 
 /* Writes of the complaint module; several run inside one transaction (the `trx` argument). */
 
 type Db = Kysely<Database>;
-
-export interface NewComplaint {
-  label: string;
-  description: string | null;
-  location: string | null;
-  amount_paid: number | null;
-  time_lost: number | null;
-  transport_id: number;
-  customer_id: number | null;
-  complaint_type_id: number | null;
-  country_id: number | null;
-  created_by: number;
-}
 
 /** Inserts the complaint (status PENDING by default) and its first history entry; run in a transaction. */
 export async function insertComplaint(trx: Db, values: NewComplaint) {
@@ -32,15 +19,11 @@ export async function insertComplaint(trx: Db, values: NewComplaint) {
   return row;
 }
 
-export interface ComplaintChanges {
-  label?: string;
-  description?: string | null;
-  location?: string | null;
-  amount_paid?: number | null;
-  time_lost?: number | null;
-  customer_id?: number | null;
-  complaint_type_id?: number | null;
-}
+/** What the complaint's author or staff may change (status and assignment have operations of their own). */
+export type ComplaintChanges = Pick<
+  ComplaintUpdate,
+  'label' | 'description' | 'location' | 'amount_paid' | 'time_lost' | 'customer_id' | 'complaint_type_id'
+>;
 
 /**
  * Applies the changes while the complaint is still in a state that allows them: `PENDING` (user

@@ -1,0 +1,53 @@
+import { type Kysely, sql } from 'kysely';
+import type { ComplaintNotification, Database } from '../../db/schema.js';
+
+type Db = Kysely<Database>;
+
+export function listQuery(db: Db, f: { status?: ComplaintNotification['status']; channel?: ComplaintNotification['channel'] }) {
+  let query = db.selectFrom('complaint_notifications').selectAll();
+  if (f.status !== undefined) query = query.where('status', '=', f.status);
+  if (f.channel !== undefined) query = query.where('channel', '=', f.channel);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+}
+
+/**
+ * Claims the due e-mails (oldest first; rows locked by another worker are skipped), counting the
+ * attempt and taking a lease, in one statement.
+ */
+export async function claimDue(db: Db, now: Date, leaseMs: number, batch: number) {
+  return db
+    .updateTable('complaint_notifications')
+    .set({ attempts: sql`attempts + 1`, next_attempt_at: new Date(now.getTime() + leaseMs) })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('complaint_notifications')
+        .select('id')
+        .where('status', '=', 'QUEUED')
+        .where('channel', '=', 'EMAIL')
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(batch)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning(['id', 'recipient', 'subject', 'body', 'attempts'])
+    .execute();
+}
+
+export async function markSent(db: Db, id: number): Promise<void> {
+  await db
+    .updateTable('complaint_notifications')
+    .set({ status: 'SENT', sent_at: new Date(), last_error: null })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records a failed attempt: FAILED when it was the last, else due again at `retryAt`. */
+export async function markAttemptFailed(db: Db, id: number, error: string, retryAt: Date | null): Promise<void> {
+  await db
+    .updateTable('complaint_notifications')
+    .set(retryAt === null ? { status: 'FAILED', last_error: error } : { last_error: error, next_attempt_at: retryAt })
+    .where('id', '=', id)
+    .execute();
+}

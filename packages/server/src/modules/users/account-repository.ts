@@ -1,0 +1,93 @@
+import { type Kysely, sql } from 'kysely';
+import type { AccessLevel, ActorUpdate, Database, NewActor, NewUser, UserUpdate } from '../../db/schema.js';
+import type { Query } from '../../http/handlers.js';
+import { withinTeam } from '../../lib/scope.js';
+import type { AuthContext } from '../../plugins/security.js';
+import { contains } from '../../lib/text.js';
+import { selectUsers } from './repository.js';
+
+type Db = Kysely<Database>;
+
+const SORT_COLUMNS = { createdAt: 'u.created_at', username: 'u.username', email: 'u.email', lastLogin: 'u.last_login' } as const;
+
+/** The accounts the caller may see, filtered and ordered (accounts that never logged in come last either way). */
+export function listAccounts(db: Db, auth: AuthContext, f: Omit<Query<'listUsers'>, 'page' | 'limit'>) {
+  const { search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = f;
+  let query = selectUsers(db).where(withinTeam(auth, 'u.organization_id'));
+  if (search !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        contains('u.username', search),
+        contains('u.email', search),
+        contains('a.first_name', search),
+        contains('a.last_name', search),
+      ]),
+    );
+  }
+  if (roleId !== undefined) query = query.where('u.role_id', '=', roleId);
+  if (organizationId !== undefined) query = query.where('u.organization_id', '=', organizationId);
+  if (countryId !== undefined) query = query.where('u.country_id', '=', countryId);
+  if (isActive !== undefined) query = query.where('u.is_active', '=', isActive);
+  const direction = sortOrder === 'ASC' ? sql`asc` : sql`desc`;
+  return query.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${direction} nulls last`).orderBy(sql`u.id ${direction}`);
+}
+
+/** Creates an account and its actor (they point at each other); returns the account's id. */
+export async function insertAccount(trx: Db, actor: NewActor, user: Omit<NewUser, 'actor_id'>): Promise<number> {
+  const { id: actorId } = await trx.insertInto('actors').values(actor).returning('id').executeTakeFirstOrThrow();
+  const { id } = await trx
+    .insertInto('users')
+    .values({ ...user, actor_id: actorId })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx.updateTable('actors').set({ user_id: id }).where('id', '=', actorId).execute();
+  return id;
+}
+
+/** Changes an account and, when it has one, its actor. */
+export async function updateAccount(
+  trx: Db,
+  target: { id: number; actor_id: number | null },
+  user: UserUpdate,
+  actor: ActorUpdate,
+): Promise<void> {
+  const now = new Date();
+  await trx
+    .updateTable('users')
+    .set({ ...user, updated_at: now })
+    .where('id', '=', target.id)
+    .execute();
+  if (target.actor_id !== null) {
+    await trx
+      .updateTable('actors')
+      .set({ ...actor, updated_at: now })
+      .where('id', '=', target.actor_id)
+      .execute();
+  }
+}
+
+/** Sets the state of the account and of its actor (they share one). */
+export const setAccountActive = (trx: Db, target: { id: number; actor_id: number | null }, isActive: boolean) =>
+  updateAccount(trx, target, { is_active: isActive }, { is_active: isActive });
+
+/** Deletes the account (its sessions cascade, actors.user_id is set null), then its actor. */
+export async function deleteAccount(trx: Db, target: { id: number; actor_id: number | null }): Promise<void> {
+  await trx.deleteFrom('users').where('id', '=', target.id).execute();
+  if (target.actor_id !== null) await trx.deleteFrom('actors').where('id', '=', target.actor_id).execute();
+}
+
+export async function setPasswordHash(trx: Db, userId: number, passwordHash: string): Promise<void> {
+  await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: new Date() }).where('id', '=', userId).execute();
+}
+
+/** The other active accounts at one of `levels`, row-locked for the rest of the transaction. */
+export const lockOtherActiveAccounts = (trx: Db, exceptUserId: number, levels: readonly AccessLevel[]) =>
+  trx
+    .selectFrom('users as u')
+    .innerJoin('roles as r', 'r.id', 'u.role_id')
+    .select('u.id')
+    .where('u.is_active', '=', true)
+    .where('r.access_level', 'in', [...levels])
+    .where('u.id', '!=', exceptUserId)
+    .forUpdate('u')
+    .execute();
