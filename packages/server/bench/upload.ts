@@ -6,18 +6,21 @@
  * temporary directory (or, with DATABASE_URL, on a throwaway PostgreSQL database), with demo data.
  * Logs in as the demo agent, then for each file operation (transport document upload and download,
  * complaint attachment upload and download) runs it while a second client, in a worker thread of
- * its own, calls `GET /auth/profile` every ~20 ms. Prints the operation's time and the latency of
- * the concurrent GETs (p50, p99, max) next to their latency when the server is idle.
+ * its own, calls `GET /auth/profile` every ~20 ms. Prints the operation's time, the server's CPU time
+ * and the longest delay of its event loop during it (a probe preloaded into the server reports it),
+ * and the latency of the concurrent GETs (p50, p99, max) next to their latency when the server is idle.
+ * On a busy machine the GET latencies include waiting for a CPU; the loop delay and CPU time show
+ * what the server itself spent.
  *
  *   pnpm bench:upload [--mb 10] [--runs 3]
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:upload
  *   FILE_STORE=database pnpm bench:upload        (any server variable passes through)
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
@@ -72,10 +75,23 @@ target += process.env.FILE_STORE ? `, FILE_STORE=${process.env.FILE_STORE}` : ',
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, [join(serverDir, 'dist/server.js')], {
+// The server gets a probe of its event loop's delay (bench/loop-delay.cjs, asked over IPC).
+const server = spawn(process.execPath, ['--require', join(serverDir, 'bench/loop-delay.cjs'), join(serverDir, 'dist/server.js')], {
   env: { ...env, PORT: String(port) },
-  stdio: ['ignore', 'ignore', 'inherit'],
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 });
+const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+/** user + system CPU milliseconds of the server process so far, from /proc. */
+const serverCpuMs = () => {
+  const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / ticks) * 1000;
+};
+/** The longest and p99 delay of the server's event loop since the previous call. */
+const loopDelay = () =>
+  new Promise<{ maxMs: number; p99Ms: number }>((resolve) => {
+    server.once('message', (m) => resolve(m as { maxMs: number; p99Ms: number }));
+    server.send('loop-delay');
+  });
 const serverExited = new Promise((resolve) => server.once('exit', resolve));
 process.on('exit', () => server.kill('SIGTERM'));
 
@@ -141,19 +157,27 @@ try {
   if (!transport) throw new Error('the demo agent has no transport that takes documents');
 
   const worker = new Worker(hammerSource, { eval: true, workerData: { base, token, periodMs: 20 } });
-  const hammer = async <T>(work: () => Promise<T>): Promise<{ value: T; elapsed: number; gets: number[] }> => {
-    const done = new Promise<number[]>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
-    });
+  let workerError: Error | null = null;
+  worker.on('error', (error) => {
+    workerError = error;
+  });
+  type Measure<T> = { value: T; elapsed: number; gets: number[]; cpuMs: number; loop: { maxMs: number; p99Ms: number } };
+  const hammer = async <T>(work: () => Promise<T>): Promise<Measure<T>> => {
+    const done = new Promise<number[]>((resolve) => worker.once('message', resolve));
     worker.postMessage('start');
     await new Promise((r) => setTimeout(r, 200)); // the GETs run before the operation starts...
+    await loopDelay();
+    const cpuBefore = serverCpuMs();
     const began = performance.now();
     const value = await work();
     const elapsed = performance.now() - began;
+    const cpuMs = serverCpuMs() - cpuBefore;
+    const loop = await loopDelay();
     await new Promise((r) => setTimeout(r, 200)); // ...and after it ends
     worker.postMessage('stop');
-    return { value, elapsed, gets: await done };
+    const gets = await done;
+    if (workerError) throw workerError;
+    return { value, elapsed, gets, cpuMs, loop };
   };
 
   // A PDF by its magic number, random bytes after it (incompressible, like scans).
@@ -175,15 +199,28 @@ try {
 
   const idle = await hammer(() => new Promise((r) => setTimeout(r, 1000)));
   const idleP50 = quantile(idle.gets, 0.5);
-  console.log(`${target}; ${(bytes / 1048576).toFixed(1)} MB file; concurrent GET /auth/profile every 20 ms`);
-  console.log(`idle: GET p50 ${ms(idleP50)}, p99 ${ms(quantile(idle.gets, 0.99))}, max ${ms(Math.max(...idle.gets))}`);
-  console.log('| operation | run | time | GETs | GET p50 | GET p99 | GET max | max delay |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  const row = (name: string, run: number, r: { elapsed: number; gets: number[] }) => {
+  const [load] = loadavg();
+  console.log(
+    `${target}; ${(bytes / 1048576).toFixed(1)} MB file; concurrent GET /auth/profile every 20 ms; load average ${load!.toFixed(1)} on ${cpus().length} CPUs`,
+  );
+  console.log(
+    `idle 1 s: GET p50 ${ms(idleP50)}, p99 ${ms(quantile(idle.gets, 0.99))}, max ${ms(Math.max(...idle.gets))}; server event loop delay max ${ms(idle.loop.maxMs)}`,
+  );
+  console.log('| operation | run | time | server CPU | server loop delay max | GETs | GET p50 | GET p99 | GET max | GET max - idle p50 |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const row = (name: string, run: number, r: Measure<unknown>) => {
     const max = Math.max(...r.gets);
-    console.log(
-      `| ${name} | ${run} | ${ms(r.elapsed)} | ${r.gets.length} | ${ms(quantile(r.gets, 0.5))} | ${ms(quantile(r.gets, 0.99))} | ${ms(max)} | ${ms(max - idleP50)} |`,
-    );
+    const cells = [
+      ms(r.elapsed),
+      ms(r.cpuMs),
+      ms(r.loop.maxMs),
+      r.gets.length,
+      ms(quantile(r.gets, 0.5)),
+      ms(quantile(r.gets, 0.99)),
+      ms(max),
+      ms(max - idleP50),
+    ];
+    console.log(`| ${name} | ${run} | ${cells.join(' | ')} |`);
   };
   for (let run = 1; run <= runs; run++) {
     const doc = await hammer(() => upload('/trade/transports/upload', { transportId: String(transport.id), documentType: 'OTHER' }));
