@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -40,6 +40,11 @@ export interface FileStore {
   read(row: StoredBytes): Promise<Uint8Array | Readable>;
   /** Removes the files of deleted rows (queued in `file_deletions`); returns how many were queued. */
   sweep(db: Kysely<Database>): Promise<number>;
+  /**
+   * Removes files no row refers to and left-over partial writes, older than `minAgeMs` (a crash
+   * between writing a file and committing its row leaves one); returns how many were removed.
+   */
+  removeOrphans(db: Kysely<Database>, minAgeMs: number): Promise<number>;
   /** Removes the directory when it is a temporary one of this process. */
   close(): Promise<void>;
 }
@@ -98,6 +103,42 @@ export function createFileStore(config: Config['fileStore']): FileStore {
       await Promise.all(keys.filter((k) => KEY.test(k)).map((k) => rm(pathOf(k), { force: true })));
       await db.deleteFrom('file_deletions').where('storage_key', 'in', keys).execute();
       return keys.length;
+    },
+    async removeOrphans(db, minAgeMs) {
+      if (dir === null) return 0;
+      const before = Date.now() - minAgeMs;
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      });
+      const old: Array<{ path: string; key: string | null }> = [];
+      for (const entry of entries) {
+        if (!entry.isFile()) continue;
+        const path = join(entry.parentPath, entry.name);
+        if ((await stat(path)).mtimeMs > before) continue;
+        old.push({ path, key: KEY.test(entry.name) ? entry.name : null });
+      }
+      let removed = 0;
+      for (let i = 0; i < old.length; i += 500) {
+        const batch = old.slice(i, i + 500);
+        const keys = batch.flatMap((f) => (f.key ? [f.key] : []));
+        const known = new Set<string>();
+        if (keys.length > 0) {
+          const rows = await db
+            .selectFrom('transport_documents')
+            .select('storage_key')
+            .where('storage_key', 'in', keys)
+            .unionAll(db.selectFrom('complaint_attachments').select('storage_key').where('storage_key', 'in', keys))
+            .execute();
+          for (const row of rows) if (row.storage_key) known.add(row.storage_key);
+        }
+        for (const file of batch) {
+          if (file.key !== null && known.has(file.key)) continue;
+          await rm(file.path, { force: true });
+          removed++;
+        }
+      }
+      return removed;
     },
     async close() {
       if (temporary && dir) await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -133,6 +133,25 @@ describe('directory file store', () => {
     const lostAttachment = await t.call('downloadComplaintAttachment', { token: await t.token('agent'), params: { id: attachmentId } });
     expect(lostAttachment.status).toBe(410);
     expect(lostAttachment.body.errors).toEqual({ code: 'DOCUMENT_CONTENT_MISSING', documentId: attachmentId });
+  });
+
+  it('removes files an hour old that no row refers to (a crash before commit), and keeps the others', async () => {
+    const transport = await insertTransport(t, refs, 'agent');
+    const up = await uploadDocument('agent', transport.id);
+    const kept = pathOf((await documentRow(up.body.result.uploaded[0]!.id)).storage_key!);
+    const orphan = pathOf('ab'.repeat(16));
+    const partial = `${pathOf('cd'.repeat(16))}.0a1b2c3d.partial`;
+    const young = pathOf('ef'.repeat(16));
+    for (const path of [orphan, partial, young]) {
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, PDF);
+    }
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const path of [kept, orphan, partial]) utimesSync(path, twoHoursAgo, twoHoursAgo);
+
+    expect(await t.app.files.removeOrphans(t.db, 3600_000)).toBe(2);
+    expect([existsSync(kept), existsSync(orphan), existsSync(partial), existsSync(young)]).toEqual([true, false, false, true]);
+    rmSync(young);
   });
 
   it('refuses a row holding both bytes and a key, or neither (CHECK constraint)', async () => {
