@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,27 @@ describe('directory file store', () => {
     const res = await t.call('downloadTransportDocument', { token: await t.token('agent'), params: { id: seeded.id } });
     expect(res.status).toBe(200);
     expect(Buffer.compare(res.body as Buffer, Buffer.from(seeded.content!))).toBe(0);
+
+    // Larger than one read slice (256 kB): read in three slices, sent whole.
+    const big = Buffer.concat([PDF, randomBytes(600 * 1024)]);
+    const transport = await insertTransport(t, refs, 'agent');
+    const row = await t.db
+      .insertInto('transport_documents')
+      .values({
+        transport_id: transport.id,
+        type: 'OTHER',
+        filename: 'big.pdf',
+        mime_type: 'application/pdf',
+        size: big.length,
+        content: big,
+        uploaded_by: refs.user('agent'),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const bigRes = await t.call('downloadTransportDocument', { token: await t.token('agent'), params: { id: row.id } });
+    expect(bigRes.status).toBe(200);
+    expect(bigRes.headers['content-length']).toBe(String(big.length));
+    expect(Buffer.compare(bigRes.body as Buffer, big)).toBe(0);
   });
 
   it('removes the stored files when the transaction fails (transport of another agent)', async () => {

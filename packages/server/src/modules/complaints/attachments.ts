@@ -42,7 +42,7 @@ export const findDownload = (db: Db, id: number, userId: number, readable: Expre
   db
     .selectFrom('complaint_attachments as a')
     .leftJoin('complaints as c', 'c.id', 'a.complaint_id')
-    .select(['a.id', 'a.filename', 'a.mime_type', 'a.size', 'a.content', 'a.storage_key'])
+    .select(['a.id', 'a.filename', 'a.mime_type', 'a.size', 'a.storage_key'])
     .where('a.id', '=', id)
     .where(sql<SqlBool>`((a.complaint_id is not null and ${readable}) or (a.complaint_id is null and a.uploaded_by = ${userId}))`)
     .executeTakeFirst();

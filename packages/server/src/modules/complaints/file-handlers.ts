@@ -60,7 +60,7 @@ export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downlo
     if (!file) throw new AppError('DOCUMENT_NOT_FOUND', { documentId: id }, 'Attachment not found');
     const body = await readStored(
       req,
-      file,
+      { table: 'complaint_attachments', ...file },
       () => new AppError('DOCUMENT_CONTENT_MISSING', { documentId: id }, 'Attachment content is missing'),
     );
     return { file: { filename: file.filename, contentType: file.mime_type, body, size: file.size } };

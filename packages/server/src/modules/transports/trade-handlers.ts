@@ -210,7 +210,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     if (!doc) throw new AppError('DOCUMENT_NOT_FOUND', { documentId: id }, 'Document not found');
     const body = await readStored(
       req,
-      doc,
+      { table: 'transport_documents', id, ...doc },
       () => new AppError('DOCUMENT_CONTENT_MISSING', { documentId: id }, 'Document content is missing'),
     );
     return { file: { filename: doc.filename, contentType: doc.mime_type, body, size: doc.size } };
