@@ -20,6 +20,7 @@ import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
+import fileStore from './plugins/file-store.js';
 import headers from './plugins/headers.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
@@ -91,6 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimits);
   await app.register(security);
   await app.register(uploads);
+  await app.register(fileStore);
   await app.register(docs);
   await app.register(outboxWorker);
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import { envSchema } from 'env-schema';
 
 /**
@@ -29,6 +30,11 @@ export interface Config {
   adminPassword: string | undefined;
   /** PGlite data directory, or `memory://`. */
   pgliteDataDir: string;
+  /**
+   * Where the bytes of uploaded documents and attachments go: `directory` (files under `dir`, or
+   * under a temporary directory of the process when `dir` is null) or `database` (bytea columns).
+   */
+  fileStore: { kind: 'directory' | 'database'; dir: string | null };
   /** Redis connection string; unset means in-process rate limits, caches and revocation. */
   redisUrl: string | undefined;
   /** Prefix of every Redis key and channel of this deployment. */
@@ -71,6 +77,8 @@ interface Env {
   CORS_ORIGINS: string;
   ADMIN_PASSWORD?: string;
   PGLITE_DATA_DIR: string;
+  FILE_STORE?: 'directory' | 'database';
+  FILE_STORE_DIR?: string;
   REDIS_URL?: string;
   REDIS_PREFIX: string;
   JWT_SECRET?: string;
@@ -106,6 +114,8 @@ const schema = {
     ADMIN_PASSWORD: { type: 'string', minLength: 8 },
     CORS_ORIGINS: { type: 'string', pattern: '^(|\\*|https?://[^,\\s]+(,\\s*https?://[^,\\s]+)*)$', default: '' },
     PGLITE_DATA_DIR: { type: 'string', minLength: 1, default: '.data/pglite' },
+    FILE_STORE: { type: 'string', enum: ['directory', 'database'] },
+    FILE_STORE_DIR: { type: 'string', minLength: 1 },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     REDIS_PREFIX: { type: 'string', minLength: 1, default: 'transport-ops:' },
     JWT_SECRET: { type: 'string', minLength: 32 },
@@ -198,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((o) => o.trim())
       .filter(Boolean),
     pgliteDataDir: e.PGLITE_DATA_DIR,
+    fileStore: fileStore(e),
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     jwt: {
@@ -217,6 +228,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     sandbox: e.SANDBOX ?? false,
   };
+}
+
+/**
+ * FILE_STORE: `directory` by default on the embedded database (under `<PGLITE_DATA_DIR>/files`),
+ * since bytes written into the in-process database hold up every other request while they are
+ * copied; `database` by default on PostgreSQL, so that several instances share the files without a
+ * shared volume, and on an in-memory embedded database (its bytes vanish with the process anyway).
+ */
+function fileStore(e: Env): Config['fileStore'] {
+  const inMemory = e.PGLITE_DATA_DIR.startsWith('memory://');
+  const kind = e.FILE_STORE ?? (e.DATABASE_URL || inMemory ? 'database' : 'directory');
+  if (e.FILE_STORE_DIR) return { kind, dir: e.FILE_STORE_DIR };
+  if (kind === 'directory' && e.DATABASE_URL) {
+    throw new ConfigError(
+      'Configuration error: FILE_STORE_DIR is required with FILE_STORE=directory on PostgreSQL (a directory every instance shares)',
+    );
+  }
+  return { kind, dir: e.DATABASE_URL || inMemory ? null : join(e.PGLITE_DATA_DIR, 'files') };
 }
 
 /**
@@ -245,7 +274,9 @@ export function parseTrustProxy(value: string | undefined): false | number | str
 
 /** A configuration for tests: in-memory database unless DATABASE_URL is given, random secret. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://' });
+  // FILE_STORE=directory runs the tests with file bytes in a temporary directory instead of the database.
+  const fileStore = process.env.FILE_STORE ? { FILE_STORE: process.env.FILE_STORE } : {};
+  const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', ...fileStore });
   // No background outbox loop in tests: they drive it with app.processOutboxOnce().
   const mail = { ...base.mail, outboxIntervalMs: 0 };
   return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, mail, ...overrides };

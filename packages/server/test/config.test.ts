@@ -48,6 +48,26 @@ describe('configuration', () => {
   });
 });
 
+describe('FILE_STORE', () => {
+  it('keeps files in a directory beside an on-disk embedded database, in the database on PostgreSQL and in memory', () => {
+    expect(loadConfig({ PGLITE_DATA_DIR: '/srv/pglite' }).fileStore).toEqual({ kind: 'directory', dir: join('/srv/pglite', 'files') });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app' }).fileStore).toEqual({ kind: 'database', dir: null });
+    expect(loadConfig({ PGLITE_DATA_DIR: 'memory://' }).fileStore).toEqual({ kind: 'database', dir: null });
+    expect(loadConfig({ PGLITE_DATA_DIR: 'memory://', FILE_STORE: 'directory' }).fileStore).toEqual({ kind: 'directory', dir: null });
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app', FILE_STORE: 'directory', FILE_STORE_DIR: '/mnt/files' }).fileStore).toEqual({
+      kind: 'directory',
+      dir: '/mnt/files',
+    });
+  });
+
+  it('refuses an unknown store, and the directory store on PostgreSQL without a directory, in one line', () => {
+    expect(() => loadConfig({ FILE_STORE: 'disk' })).toThrow('FILE_STORE must be one of: directory, database (got "disk")');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/app', FILE_STORE: 'directory' })).toThrow(
+      /^Configuration error: FILE_STORE_DIR is required with FILE_STORE=directory on PostgreSQL[^\n]*$/,
+    );
+  });
+});
+
 describe('the embedded database lock', () => {
   it('refuses a second owner while the first one lives, and takes over a lock whose owner is gone', () => {
     const dir = mkdtempSync(join(tmpdir(), 'transport-ops-lock-'));

@@ -255,9 +255,17 @@ export interface TransportDocumentsTable {
   filename: string;
   mime_type: string;
   size: number;
-  content: Bytes;
+  /** The bytes, or null when they are in the file store under `storage_key` (exactly one is set). */
+  content: Bytes | null;
+  storage_key: string | null;
   uploaded_by: number;
   uploaded_at: Timestamp;
+}
+
+/** Keys of stored files whose rows were deleted, removed from the file store after commit. */
+export interface FileDeletionsTable {
+  storage_key: string;
+  queued_at: Generated<Timestamp>;
 }
 
 export interface ComplaintsTable {
@@ -334,7 +342,9 @@ export interface ComplaintAttachmentsTable {
   filename: string;
   mime_type: string;
   size: number;
-  content: Bytes;
+  /** The bytes, or null when they are in the file store under `storage_key` (exactly one is set). */
+  content: Bytes | null;
+  storage_key: string | null;
   created_at: Timestamp;
 }
 
@@ -530,6 +540,7 @@ export interface Database {
   transports: TransportsTable;
   transport_status_history: TransportStatusHistoryTable;
   transport_documents: TransportDocumentsTable;
+  file_deletions: FileDeletionsTable;
   complaints: ComplaintsTable;
   complaint_status_history: ComplaintStatusHistoryTable;
   complaint_notifications: ComplaintNotificationsTable;

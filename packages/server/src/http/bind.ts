@@ -21,8 +21,9 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
     service[operationId] = async (req, reply) => {
       const out = (await handler(req, reply)) as { status?: number; message: string; result: unknown } | FileResult;
       if ('file' in out) {
-        const { filename, contentType, body, inline = false } = out.file;
+        const { filename, contentType, body, size, inline = false } = out.file;
         reply.code(200).header('content-type', contentType).header('content-disposition', disposition(filename, inline));
+        if (size !== undefined && !(body instanceof Uint8Array)) reply.header('content-length', size);
         reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff');
         return reply.send(body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body);
       }

@@ -47,8 +47,11 @@ export interface Success<K extends OperationId> {
 }
 /** A file download. */
 export interface FileResult {
-  /** `body` is the whole file, or a stream sent as it is produced (large exports). */
-  file: { filename: string; contentType: string; body: Uint8Array | Readable; inline?: boolean };
+  /**
+   * `body` is the whole file, or a stream sent as it is produced (large exports) or read (stored
+   * files); `size`, when known, is sent as Content-Length with a stream.
+   */
+  file: { filename: string; contentType: string; body: Uint8Array | Readable; size?: number; inline?: boolean };
 }
 export type HandlerResult<K extends OperationId> = IsFile<K> extends true ? FileResult : Success<K>;
 export type Handler<K extends OperationId> = (req: Req<K>, reply: FastifyReply) => Promise<HandlerResult<K>>;

@@ -63,6 +63,7 @@ const TABLES = [
   'complaints',
   'content_views',
   'countries',
+  'file_deletions',
   'forum_messages',
   'forum_reports',
   'forum_subscriptions',

@@ -1,12 +1,15 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { StoredBytes } from '../../lib/file-store.js';
 
 type Db = Kysely<Database>;
 
 export interface NewAttachment {
   filename: string;
   mime_type: string;
-  bytes: Uint8Array;
+  size: number;
+  /** Where the bytes were stored (see lib/file-store.ts). */
+  stored: StoredBytes;
 }
 
 /** Stores files for a complaint, or as pending uploads of `userId` when `complaintId` is null. */
@@ -19,8 +22,8 @@ export async function storeAttachments(trx: Db, complaintId: number | null, user
         uploaded_by: userId,
         filename: f.filename,
         mime_type: f.mime_type,
-        size: f.bytes.length,
-        content: f.bytes,
+        size: f.size,
+        ...f.stored,
       })),
     )
     .returning(['id', 'filename', 'mime_type', 'size'])
@@ -39,7 +42,7 @@ export const findDownload = (db: Db, id: number, userId: number, readable: Expre
   db
     .selectFrom('complaint_attachments as a')
     .leftJoin('complaints as c', 'c.id', 'a.complaint_id')
-    .select(['a.id', 'a.filename', 'a.mime_type', 'a.content'])
+    .select(['a.id', 'a.filename', 'a.mime_type', 'a.size', 'a.storage_key'])
     .where('a.id', '=', id)
     .where(sql<SqlBool>`((a.complaint_id is not null and ${readable}) or (a.complaint_id is null and a.uploaded_by = ${userId}))`)
     .executeTakeFirst();

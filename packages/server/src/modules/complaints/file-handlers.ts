@@ -1,6 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
+import { readStored, storeThen } from '../../lib/file-store.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
 import { attachmentUrl, findDownload, lockComplaint, storeAttachments } from './attachment-repository.js';
@@ -16,20 +17,23 @@ export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downlo
     const auth = caller(req);
     const { complaintId } = req.body;
     const { accepted, rejected } = screenUploads(req);
-    const stored = await req.server.db.transaction().execute(async (trx) => {
-      if (complaintId !== undefined) {
-        const complaint = await lockComplaint(trx, complaintId, ownedComplaints(auth));
-        if (!complaint) throw complaintNotFound(complaintId);
-        if (complaint.status === 'CLOSED') throw notEditable(complaintId, complaint.status, 'Complaint is closed');
-      }
-      if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
-      return storeAttachments(
-        trx,
-        complaintId ?? null,
-        auth.userId,
-        accepted.map((f) => ({ filename: f.filename, mime_type: f.detectedType, bytes: f.bytes })),
-      );
-    });
+    const files = accepted.map((f) => f.bytes);
+    const stored = await storeThen(req.server.files, files, (places) =>
+      req.server.db.transaction().execute(async (trx) => {
+        if (complaintId !== undefined) {
+          const complaint = await lockComplaint(trx, complaintId, ownedComplaints(auth));
+          if (!complaint) throw complaintNotFound(complaintId);
+          if (complaint.status === 'CLOSED') throw notEditable(complaintId, complaint.status, 'Complaint is closed');
+        }
+        if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
+        return storeAttachments(
+          trx,
+          complaintId ?? null,
+          auth.userId,
+          accepted.map((f, i) => ({ filename: f.filename, mime_type: f.detectedType, size: f.bytes.length, stored: places[i]! })),
+        );
+      }),
+    );
     const message =
       rejected.length === 0
         ? `${plural(stored.length, 'file')} uploaded`
@@ -54,6 +58,11 @@ export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downlo
     const { id } = req.params;
     const file = await findDownload(req.server.db, id, auth.userId, readableBy(auth));
     if (!file) throw new AppError('DOCUMENT_NOT_FOUND', { documentId: id }, 'Attachment not found');
-    return { file: { filename: file.filename, contentType: file.mime_type, body: file.content } };
+    const body = await readStored(
+      req,
+      { table: 'complaint_attachments', ...file },
+      () => new AppError('DOCUMENT_CONTENT_MISSING', { documentId: id }, 'Attachment content is missing'),
+    );
+    return { file: { filename: file.filename, contentType: file.mime_type, body, size: file.size } };
   },
 };

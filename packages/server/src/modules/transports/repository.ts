@@ -212,7 +212,7 @@ export function findVisibleDocument(db: Db, auth: AuthContext, documentId: numbe
   return db
     .selectFrom('transport_documents as d')
     .innerJoin('transports as t', 't.id', 'd.transport_id')
-    .select(['d.filename', 'd.mime_type', 'd.content'])
+    .select(['d.filename', 'd.mime_type', 'd.size', 'd.storage_key'])
     .where('d.id', '=', documentId)
     .where(ownedBy(auth, 't.created_by'))
     .executeTakeFirst();

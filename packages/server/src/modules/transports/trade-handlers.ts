@@ -1,6 +1,7 @@
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
+import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
@@ -149,27 +150,30 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { db } = req.server;
     const { transportId, documentType } = req.body;
     const { accepted, rejected } = screenUploads(req);
-    const uploaded = await db.transaction().execute(async (trx) => {
-      // Locked so that the transport cannot be archived or deleted while its documents are stored.
-      const transport = await lockOwnedTransport(trx, auth, transportId);
-      if (!transport) throw transportNotFound(transportId);
-      if (!NOT_ARCHIVED.includes(transport.status)) throw notEditable(transportId, transport.status);
-      if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
-      const rows = [];
-      for (const file of accepted) {
-        const row = await insertDocument(trx, {
-          transport_id: transportId,
-          type: documentType,
-          filename: file.filename,
-          mime_type: file.detectedType,
-          size: file.bytes.length,
-          content: file.bytes,
-          uploaded_by: auth.userId,
-        });
-        rows.push(row);
-      }
-      return rows;
-    });
+    const files = accepted.map((f) => f.bytes);
+    const uploaded = await storeThen(req.server.files, files, (stored) =>
+      db.transaction().execute(async (trx) => {
+        // Locked so that the transport cannot be archived or deleted while its documents are stored.
+        const transport = await lockOwnedTransport(trx, auth, transportId);
+        if (!transport) throw transportNotFound(transportId);
+        if (!NOT_ARCHIVED.includes(transport.status)) throw notEditable(transportId, transport.status);
+        if (accepted.length === 0) throw new AppError('UPLOAD_REJECTED', { rejected }, 'No file was accepted');
+        const rows = [];
+        for (const [i, file] of accepted.entries()) {
+          const row = await insertDocument(trx, {
+            transport_id: transportId,
+            type: documentType,
+            filename: file.filename,
+            mime_type: file.detectedType,
+            size: file.bytes.length,
+            ...stored[i]!,
+            uploaded_by: auth.userId,
+          });
+          rows.push(row);
+        }
+        return rows;
+      }),
+    );
     return {
       message: `${uploaded.length} of ${uploaded.length + rejected.length} files uploaded`,
       result: {
@@ -190,6 +194,11 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { id } = req.params;
     const doc = await findVisibleDocument(req.server.db, auth, id);
     if (!doc) throw new AppError('DOCUMENT_NOT_FOUND', { documentId: id }, 'Document not found');
-    return { file: { filename: doc.filename, contentType: doc.mime_type, body: doc.content } };
+    const body = await readStored(
+      req,
+      { table: 'transport_documents', id, ...doc },
+      () => new AppError('DOCUMENT_CONTENT_MISSING', { documentId: id }, 'Document content is missing'),
+    );
+    return { file: { filename: doc.filename, contentType: doc.mime_type, body, size: doc.size } };
   },
 };

@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+
+/** Where a row's bytes are: in its `content` column, or in a file named by its `storage_key`. */
+export interface StoredBytes {
+  content: Uint8Array | null;
+  storage_key: string | null;
+}
+
+/** A row to read: where it is (bytes in the database are read in slices), its size and key. */
+export interface StoredRow {
+  table: 'transport_documents' | 'complaint_attachments';
+  id: number;
+  size: number;
+  storage_key: string | null;
+}
+
+/**
+ * Bytes in the database are read 256 kB at a time: node-pg decodes a whole bytea value at once on
+ * the event loop (about 0.35 s for 10 MB), a slice takes a few milliseconds.
+ */
+const SLICE_BYTES = 256 * 1024;
+
+async function slice(db: Kysely<Database>, row: StoredRow, offset: number): Promise<Uint8Array> {
+  const found = await db
+    .selectFrom(row.table)
+    .select(sql<Uint8Array | null>`substring(content from ${offset + 1} for ${SLICE_BYTES})`.as('part'))
+    .where('id', '=', row.id)
+    .executeTakeFirst();
+  if (!found?.part) throw new StoredFileMissing(`${row.table} ${row.id} holds no content`);
+  return found.part;
+}
+
+async function readSlices(db: Kysely<Database>, row: StoredRow): Promise<Uint8Array | Readable> {
+  const first = await slice(db, row, 0);
+  if (first.length >= row.size) return first;
+  async function* rest() {
+    yield first;
+    for (let offset = SLICE_BYTES; offset < row.size; offset += SLICE_BYTES) yield await slice(db, row, offset);
+  }
+  return Readable.from(rest(), { objectMode: false });
+}
+
+/** The file of a row is not in the store (removed or lost outside the API, or another store's). */
+export class StoredFileMissing extends Error {
+  override name = 'StoredFileMissing';
+}
+
+/**
+ * The bytes of uploaded documents and attachments. `directory` writes each file under a directory
+ * (asynchronously, off the event loop) and keeps only a random key in the row; `database` keeps the
+ * bytes in the row. Either store reads rows written by the other when it knows the directory.
+ *
+ * Writes go before the transaction that inserts the row (see `storeThen`); deletions are queued by a
+ * trigger in `file_deletions` with the row's deletion and carried out by `sweep` after commit.
+ */
+export interface FileStore {
+  readonly kind: 'directory' | 'database';
+  /** The directory of the files, or null when this store has none (database store, no FILE_STORE_DIR). */
+  readonly dir: string | null;
+  /** Keeps the bytes, before a row refers to them: returns the row's `content` and `storage_key`. */
+  put(bytes: Uint8Array): Promise<StoredBytes>;
+  /** Removes the files of rows that were never committed. */
+  discard(stored: StoredBytes[]): Promise<void>;
+  /**
+   * A row's bytes: a stream of its file (opened now: a missing file throws StoredFileMissing), or of
+   * its `content` read in slices (one slice: the bytes themselves).
+   */
+  read(db: Kysely<Database>, row: StoredRow): Promise<Uint8Array | Readable>;
+  /** Removes the files of deleted rows (queued in `file_deletions`); returns how many were queued. */
+  sweep(db: Kysely<Database>): Promise<number>;
+  /**
+   * Removes files no row refers to and left-over partial writes, older than `minAgeMs` (a crash
+   * between writing a file and committing its row leaves one); returns how many were removed.
+   */
+  removeOrphans(db: Kysely<Database>, minAgeMs: number): Promise<number>;
+  /** Removes the directory when it is a temporary one of this process. */
+  close(): Promise<void>;
+}
+
+/** 128 random bits, hex: unguessable, and safe in a path (checked again when read from a row). */
+const KEY = /^[0-9a-f]{32}$/;
+
+/** Creates the store the configuration asks for (a temporary directory when no directory is set). */
+export function createFileStore(config: Config['fileStore']): FileStore {
+  const temporary = config.kind === 'directory' && config.dir === null;
+  const dir = temporary ? mkdtempSync(join(tmpdir(), 'transport-ops-files-')) : config.dir;
+  const pathOf = (key: string) => {
+    if (!KEY.test(key) || dir === null) throw new StoredFileMissing(`no file store holds the file ${key}`);
+    // Two levels of fan-out keep directories small.
+    return join(dir, key.slice(0, 2), key);
+  };
+
+  return {
+    kind: config.kind,
+    dir,
+    async put(bytes) {
+      if (config.kind === 'database') return { content: bytes, storage_key: null };
+      const key = randomBytes(16).toString('hex');
+      const path = pathOf(key);
+      await mkdir(dirname(path), { recursive: true });
+      // Written under a temporary name and renamed: a file under its key is always whole.
+      const partial = `${path}.${randomBytes(4).toString('hex')}.partial`;
+      try {
+        await writeFile(partial, bytes, { flag: 'wx' });
+        await rename(partial, path);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return { content: null, storage_key: key };
+    },
+    async discard(stored) {
+      await Promise.all(stored.map((s) => (s.storage_key ? rm(pathOf(s.storage_key), { force: true }) : undefined)));
+    },
+    async read(db, row) {
+      if (row.storage_key === null) return readSlices(db, row);
+      try {
+        const handle = await open(pathOf(row.storage_key), 'r');
+        return handle.createReadStream();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StoredFileMissing(`the file ${row.storage_key} is missing`);
+        throw error;
+      }
+    },
+    async sweep(db) {
+      if (dir === null) return 0; // files of another store: left queued for a server that has them
+      const rows = await db.selectFrom('file_deletions').select('storage_key').orderBy('queued_at').limit(500).execute();
+      if (rows.length === 0) return 0;
+      const keys = rows.map((r) => r.storage_key);
+      await Promise.all(keys.filter((k) => KEY.test(k)).map((k) => rm(pathOf(k), { force: true })));
+      await db.deleteFrom('file_deletions').where('storage_key', 'in', keys).execute();
+      return keys.length;
+    },
+    async removeOrphans(db, minAgeMs) {
+      if (dir === null) return 0;
+      const before = Date.now() - minAgeMs;
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      });
+      const old: Array<{ path: string; key: string | null }> = [];
+      for (const entry of entries) {
+        if (!entry.isFile()) continue;
+        const path = join(entry.parentPath, entry.name);
+        if ((await stat(path)).mtimeMs > before) continue;
+        old.push({ path, key: KEY.test(entry.name) ? entry.name : null });
+      }
+      let removed = 0;
+      for (let i = 0; i < old.length; i += 500) {
+        const batch = old.slice(i, i + 500);
+        const keys = batch.flatMap((f) => (f.key ? [f.key] : []));
+        const known = new Set<string>();
+        if (keys.length > 0) {
+          const rows = await db
+            .selectFrom('transport_documents')
+            .select('storage_key')
+            .where('storage_key', 'in', keys)
+            .unionAll(db.selectFrom('complaint_attachments').select('storage_key').where('storage_key', 'in', keys))
+            .execute();
+          for (const row of rows) if (row.storage_key) known.add(row.storage_key);
+        }
+        for (const file of batch) {
+          if (file.key !== null && known.has(file.key)) continue;
+          await rm(file.path, { force: true });
+          removed++;
+        }
+      }
+      return removed;
+    },
+    async close() {
+      if (temporary && dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Stores files, then runs `work` (the transaction that inserts their rows) with what was stored; when
+ * `work` fails, the stored files are removed again, so a failed request leaves nothing behind.
+ */
+export async function storeThen<T>(store: FileStore, files: Uint8Array[], work: (stored: StoredBytes[]) => Promise<T>): Promise<T> {
+  const stored: StoredBytes[] = [];
+  try {
+    for (const bytes of files) stored.push(await store.put(bytes));
+    return await work(stored);
+  } catch (error) {
+    await store.discard(stored);
+    throw error;
+  }
+}
+
+/**
+ * The bytes of a row for a download. A file missing from the store is the operator's problem (a
+ * database restored without its files directory): it is logged, and the client gets `missing()`.
+ */
+export async function readStored(req: FastifyRequest, row: StoredRow, missing: () => Error): Promise<Uint8Array | Readable> {
+  try {
+    return await req.server.files.read(req.server.db, row);
+  } catch (error) {
+    if (!(error instanceof StoredFileMissing)) throw error;
+    req.log.error({ err: error }, 'a stored file is missing from the file store');
+    throw missing();
+  }
+}
