@@ -5,14 +5,17 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { buildApp } from '../app.js';
 import { testConfig } from '../config.js';
 import { connect } from '../db/connect.js';
+import { GLUE_PARSE_OPTIONS, parseWithGlue, routesArtefact, routesFile } from '../http/glue-routes.js';
 import { moduleOf, precompiledDir, schemaKey } from '../http/precompiled.js';
+import { routeSpecification } from '../http/route-document.js';
 import { captureResponseSchemas } from '../plugins/serialization.js';
 import { type CompiledSchema, captureSchemas, createAjv } from '../plugins/validation.js';
 
 /**
  * Build step (after tsc): builds the app once to collect the request and response schemas
  * Fastify asks to compile, and writes their ajv validators and fast-json-stringify serializers
- * (standalone code) as CommonJS modules with an index by schema hash.
+ * (standalone code) as CommonJS modules with an index by schema hash, and glue's parse of the
+ * contract into routes (see http/glue-routes.ts).
  */
 const schemas = new Map<string, CompiledSchema>();
 const responses = new Map<string, object>();
@@ -45,4 +48,8 @@ writeFileSync(`${precompiledDir}validators.cjs`, validators.code);
 writeFileSync(`${precompiledDir}validators.json`, JSON.stringify(validators.index));
 writeFileSync(`${precompiledDir}serializers.cjs`, serializers.code);
 writeFileSync(`${precompiledDir}serializers.json`, JSON.stringify(serializers.index));
-console.log(`precompiled ${schemas.size} request validators and ${responses.size} response serializers into ${precompiledDir}`);
+const routes = await parseWithGlue(routeSpecification(), GLUE_PARSE_OPTIONS);
+writeFileSync(routesFile, routesArtefact(routes, GLUE_PARSE_OPTIONS));
+console.log(
+  `precompiled ${schemas.size} request validators, ${responses.size} response serializers and ${routes.routes.length} routes into ${precompiledDir}`,
+);
