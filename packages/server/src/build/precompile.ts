@@ -12,10 +12,10 @@ import { captureResponseSchemas } from '../plugins/serialization.js';
 import { type CompiledSchema, captureSchemas, createAjv } from '../plugins/validation.js';
 
 /**
- * Build step (after tsc): builds the app once to collect the request and response schemas
- * Fastify asks to compile, and writes their ajv validators and fast-json-stringify serializers
- * (standalone code) as CommonJS modules (one file each) with an index by schema hash, and glue's parse of the
- * contract into routes (see http/glue-routes.ts).
+ * Build step (after tsc, before the bundle): builds the app once to collect the request and
+ * response schemas Fastify asks to compile, and writes their ajv validators and fast-json-stringify
+ * serializers (standalone code) as CommonJS modules, one file each, with an index by schema hash;
+ * then glue's parse of the contract into routes (see http/glue-routes.ts).
  */
 const schemas = new Map<string, CompiledSchema>();
 const responses = new Map<string, object>();
