@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { loadContract } from './contract.js';
 import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
-import { routeDocument } from './http/route-document.js';
+import { routeSpecification } from './http/route-document.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
 import { createRedis, untilReady } from './lib/redis.js';
 import { corsOptions } from './plugins/cors.js';
@@ -98,7 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const contract = loadContract();
   await app.register(openapiGlue, {
-    specification: routeDocument(contract),
+    specification: routeSpecification(),
     serviceHandlers: serviceHandlers(handlers, contract),
     securityHandlers,
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { components, operations } from '@transport-ops/contract';
@@ -16,10 +17,22 @@ export interface OperationObject {
 
 export const contractPath = createRequire(import.meta.url).resolve('@transport-ops/contract/openapi.json');
 
-let cached: OpenApiDocument | undefined;
-export function loadContract(): OpenApiDocument {
-  cached ??= JSON.parse(readFileSync(contractPath, 'utf8')) as OpenApiDocument;
+let cached: { doc: OpenApiDocument; digest: string } | undefined;
+function read() {
+  if (!cached) {
+    const text = readFileSync(contractPath, 'utf8');
+    cached = { doc: JSON.parse(text) as OpenApiDocument, digest: createHash('sha1').update(text).digest('base64url') };
+  }
   return cached;
+}
+
+export function loadContract(): OpenApiDocument {
+  return read().doc;
+}
+
+/** A hash of the bundled contract's text: tells whether an artefact of the build was made from it. */
+export function contractDigest(): string {
+  return read().digest;
 }
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;

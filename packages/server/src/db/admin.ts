@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../lib/passwords.js';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../lib/db-errors.js';
 import type { Database } from './schema.js';
@@ -47,7 +47,7 @@ export async function createAdmin(
       .values({
         username: input.username,
         email: input.email.toLowerCase(),
-        password_hash: await hash(password),
+        password_hash: await hashPassword(password),
         role_id: SUPER_ADMIN_ROLE_ID,
         country_id: country.id,
         created_at: now,

@@ -1,4 +1,4 @@
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../lib/passwords.js';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { seedCommunity } from './seed-community.js';
@@ -15,7 +15,7 @@ export const DEMO_PASSWORD = 'demo1234';
  */
 export async function seedDemoData(db: Kysely<Database>): Promise<boolean> {
   if (await hasUsers(db)) return false;
-  const passwordHash = await hash(DEMO_PASSWORD); // argon2id defaults; hashed once, shared by all demo accounts
+  const passwordHash = await hashPassword(DEMO_PASSWORD); // argon2id; hashed once, shared by all demo accounts
   const at = makeClock(new Date());
   return db.transaction().execute(async (trx) => {
     // Two seeders racing: the second waits here, then sees the first one's users and stops.

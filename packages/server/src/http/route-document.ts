@@ -1,4 +1,4 @@
-import { HTTP_METHODS, type OpenApiDocument } from '../contract.js';
+import { HTTP_METHODS, loadContract, type OpenApiDocument } from '../contract.js';
 
 const methods = new Set<string>(HTTP_METHODS);
 
@@ -21,4 +21,11 @@ export function routeDocument(doc: OpenApiDocument): OpenApiDocument {
     );
   }
   return { ...doc, paths };
+}
+
+let routes: OpenApiDocument | undefined;
+/** The route document of the bundled contract (one object for the process: see http/glue-routes.ts). */
+export function routeSpecification(): OpenApiDocument {
+  routes ??= routeDocument(loadContract());
+  return routes;
 }

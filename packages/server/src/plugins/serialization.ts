@@ -26,6 +26,8 @@ export default fp(async function serialization(app: FastifyInstance) {
       capture(route.schema as object);
       return (data: unknown) => JSON.stringify(data);
     }
-    return precompiled?.get(schemaKey(route.schema)) ?? compilerFor(route as unknown as Parameters<typeof compilerFor>[0]);
+    const load = precompiled?.get(schemaKey(route.schema));
+    if (load) return (data: unknown) => load()(data);
+    return compilerFor(route as unknown as Parameters<typeof compilerFor>[0]);
   });
 });

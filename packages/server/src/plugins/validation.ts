@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { loadContract, listOperations } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
-import { loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
+import { lazyValidator, loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
@@ -113,8 +113,12 @@ export function captureSchemas(collect: (compiled: CompiledSchema) => void): voi
 }
 
 export default fp(async function validation(app: FastifyInstance) {
-  const coercing = createAjv(true);
-  const strict = createAjv(false);
+  // Built only when a schema was not precompiled (running from the sources, or a changed contract).
+  let ajvs: { coercing: Ajv2020; strict: Ajv2020 } | undefined;
+  const ajvFor = (coerce: boolean) => {
+    ajvs ??= { coercing: createAjv(true), strict: createAjv(false) };
+    return coerce ? ajvs.coercing : ajvs.strict;
+  };
   const precompiled = capture ? null : loadPrecompiled<Validate>('validators');
   app.setValidatorCompiler(({ schema, httpPart, contentType }) => {
     const json = httpPart === 'body' && (contentType === undefined || contentType === 'application/json');
@@ -123,8 +127,8 @@ export default fp(async function validation(app: FastifyInstance) {
       capture(compiled);
       return () => true;
     }
-    const built = precompiled?.get(schemaKey(compiled)) as ReturnType<typeof strict.compile> | undefined;
-    return built ?? (compiled.coerce ? coercing : strict).compile(compiled.schema);
+    const load = precompiled?.get(schemaKey(compiled));
+    return load ? lazyValidator(load) : ajvFor(compiled.coerce).compile(compiled.schema);
   });
 
   // A body is read only in a media type its operation declares: anything else is refused before

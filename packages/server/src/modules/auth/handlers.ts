@@ -1,4 +1,4 @@
-import { hash, verify } from '@node-rs/argon2';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../plugins/security.js';
@@ -14,8 +14,13 @@ import {
   usableSession,
 } from './repository.js';
 
-// Verifying against a fixed hash when the user does not exist keeps the timing of both failures alike.
-const unknownUserHash = hash('no such user: timing equaliser');
+// Verifying against a fixed hash when the user does not exist keeps the timing of both failures
+// alike (made at the first login, not at start).
+let unknownUserHash: Promise<string> | undefined;
+const unknownUser = () => {
+  unknownUserHash ??= hashPassword('no such user: timing equaliser');
+  return unknownUserHash;
+};
 const invalidCredentials = () => new ListError(401, 'Invalid credentials', ['username or password is incorrect']);
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
@@ -23,7 +28,7 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
   async login(req) {
     const { db, tokens } = req.server;
     const account = await findAccountByUsername(db, req.body.username);
-    const valid = await verify(account?.password_hash ?? (await unknownUserHash), req.body.password);
+    const valid = await verifyPassword(account?.password_hash ?? (await unknownUser()), req.body.password);
     // A deactivated account gets the same answer as a wrong password: no oracle for its password.
     if (!account || !valid || !account.is_active) throw invalidCredentials();
     const expiresAt = new Date(Date.now() + tokens.refreshTtlSeconds * 1000);

@@ -1,4 +1,4 @@
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../../lib/passwords.js';
 import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
@@ -98,7 +98,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     if (await userEmailTaken(db, email, null)) throw userExists('email', email);
     const family = actorFamily(role.access_level);
     if (await actorEmailTaken(db, family, email, null)) throw actorEmailExists(email);
-    const passwordHash = await hash(password); // argon2id with the library's defaults
+    const passwordHash = await hashPassword(password); // argon2id (lib/passwords.ts)
 
     let id: number;
     try {

@@ -1,4 +1,4 @@
-import { hash } from '@node-rs/argon2';
+import { hashPassword } from '../../lib/passwords.js';
 import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
@@ -82,7 +82,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
       throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to newPassword']);
     const target = await actionable(db, auth, req.params.id);
     assertPasswordAllowed('newPassword', newPassword, target);
-    const passwordHash = await hash(newPassword); // argon2id with the library's defaults
+    const passwordHash = await hashPassword(newPassword); // argon2id (lib/passwords.ts)
     const revoked = await db.transaction().execute(async (trx) => {
       await setPasswordHash(trx, target.id, passwordHash);
       return revokeSessions(trx, { userId: target.id }, 'password_changed');

@@ -1,0 +1,49 @@
+import { resolve } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+
+/**
+ * Build step (after tsc and precompile): the entry points users start (`dist/server.js`,
+ * `dist/db/cli.js`, `dist/sandbox.js`) become single-file bundles written over tsc's modules.
+ * Loading ~600 ES modules (resolving, reading, compiling each) was about 1 s of CPU at every
+ * start; one file is a fraction of that.
+ * Left outside the bundle: packages that read files beside their own modules (PGlite's WebAssembly
+ * and extension archives, pdfkit's font metrics), native addons (argon2), and pg's optional
+ * native binding (never installed).
+ */
+const external = ['@electric-sql/pglite', '@electric-sql/pglite/*', '@node-rs/argon2', 'pdfkit', 'pg-native'];
+
+const entries = ['server', 'db/cli', 'sandbox'];
+
+/** Glue's parser module gives way to http/glue-parser.ts: the routes parsed at build time. */
+let glueParserReplaced = false;
+const glueParser: Plugin = {
+  name: 'glue-parser',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/lib\/Parser\.js$/ }, (args) => {
+      if (!/fastify-openapi-glue[\\/]index\.js$/.test(args.importer)) return undefined;
+      glueParserReplaced = true;
+      return { path: resolve('dist/http/glue-parser.js') };
+    });
+  },
+};
+
+await build({
+  entryPoints: Object.fromEntries(entries.map((name) => [name, `dist/${name}.js`])),
+  outdir: 'dist',
+  allowOverwrite: true,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  external,
+  plugins: [glueParser],
+  // CommonJS packages inside an ES module bundle still call `require` for Node's built-ins.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  sourcemap: 'linked',
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+// A new glue that loads its parser another way would silently parse at every start again.
+if (!glueParserReplaced) throw new Error("fastify-openapi-glue no longer imports './lib/Parser.js' from its index: update build/bundle.ts");
+console.log(`bundled ${entries.map((name) => `dist/${name}.js`).join(', ')}`);
