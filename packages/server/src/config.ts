@@ -20,6 +20,8 @@ export interface Config {
    * connecting or waiting for a pooled connection, a statement on the server, a reply on the client.
    */
   databaseTimeouts: { connectMs: number; statementMs: number; queryMs: number };
+  /** `/ready`: a dependency that does not answer its check within this time counts as down. */
+  readinessTimeoutMs: number;
   /** Production runs on PostgreSQL unless the embedded database is asked for explicitly. */
   allowEmbeddedDatabase: boolean;
   /** Do not apply pending migrations at start (they are run by `pnpm db:migrate` instead). */
@@ -72,6 +74,7 @@ interface Env {
   DATABASE_CONNECT_TIMEOUT_MS: number;
   DATABASE_STATEMENT_TIMEOUT_MS: number;
   DATABASE_QUERY_TIMEOUT_MS: number;
+  READINESS_TIMEOUT_MS: number;
   ALLOW_EMBEDDED_DATABASE: boolean;
   SKIP_MIGRATIONS: boolean;
   CORS_ORIGINS: string;
@@ -109,6 +112,7 @@ const schema = {
     DATABASE_CONNECT_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600_000, default: 3000 },
     DATABASE_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3_600_000, default: 15_000 },
     DATABASE_QUERY_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 3_600_000, default: 20_000 },
+    READINESS_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600_000, default: 2000 },
     ALLOW_EMBEDDED_DATABASE: { type: 'boolean', default: false },
     SKIP_MIGRATIONS: { type: 'boolean', default: false },
     ADMIN_PASSWORD: { type: 'string', minLength: 8 },
@@ -196,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    readinessTimeoutMs: e.READINESS_TIMEOUT_MS,
     databaseTimeouts: {
       connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
       statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -279,5 +284,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', ...fileStore });
   // No background outbox loop in tests: they drive it with app.processOutboxOnce().
   const mail = { ...base.mail, outboxIntervalMs: 0 };
-  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, mail, ...overrides };
+  // A loaded test machine can take seconds to answer the readiness probe's query: that is not an outage.
+  const readinessTimeoutMs = 60_000;
+  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, mail, readinessTimeoutMs, ...overrides };
 }

@@ -5,16 +5,15 @@ import { pingDatabase } from './repository.js';
 
 const startedAt = Date.now();
 const version = '1.0.0';
-/** A readiness check that takes longer than this counts as down (a stalled dependency). */
-const CHECK_TIMEOUT_MS = 2000;
 
 type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs: number | null; error?: string };
 
-async function check(probe: () => Promise<unknown>): Promise<Check> {
+/** Runs one readiness check; one that takes longer than `timeoutMs` counts as down (a stalled dependency). */
+async function check(probe: () => Promise<unknown>, timeoutMs: number): Promise<Check> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     await Promise.race([probe(), timeout]);
@@ -40,10 +39,10 @@ export const systemHandlers: ModuleHandlers<'getHealth' | 'getReadiness'> = {
   },
 
   async getReadiness(req, reply) {
-    const { db, redis } = req.server;
+    const { db, redis, config } = req.server;
     const [database, cache] = await Promise.all([
-      check(() => pingDatabase(db)),
-      redis ? check(() => redis.ping()) : Promise.resolve<Check>({ status: 'not_configured', latencyMs: null }),
+      check(() => pingDatabase(db), config.readinessTimeoutMs),
+      redis ? check(() => redis.ping(), config.readinessTimeoutMs) : Promise.resolve<Check>({ status: 'not_configured', latencyMs: null }),
     ]);
     if (database.status !== 'up') {
       req.log.warn({ error: database.error }, 'readiness: the database did not answer');
