@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir } from './lock.js';
-import { queryConfig } from './prepared.js';
+import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
 import type { Database } from './schema.js';
 
@@ -29,6 +29,13 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
 const ignore = () => {};
+
+/** pg's Query, as this file builds it (its declared constructor lacks the callback). */
+const NamedQuery = pg.Query as unknown as new (
+  text: string,
+  values: unknown[],
+  callback: (error: Error | null, result: unknown) => void,
+) => { name?: string };
 
 /** A prepared statement whose result columns changed under it (DDL while the server runs). */
 const stalePlan = (error: Error) =>
@@ -61,10 +68,22 @@ class ResilientClient extends pg.Client {
 
   override query(...args: unknown[]): any {
     const connection = (this as unknown as { connection: Connection }).connection;
-    if (args.length === 2 && typeof args[0] === 'string' && Array.isArray(args[1])) {
-      args = [queryConfig(connection, args[0], args[1])];
+    const [text, values] = args;
+    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? preparedName(connection, text) : null;
+    let result: unknown;
+    if (name === null) {
+      result = (super.query as (...a: unknown[]) => unknown)(...args);
+    } else {
+      // A Query made from the text and named afterwards: given a config object, pg copies it
+      // property by property (descriptors) on every query.
+      result = new Promise((resolve, reject) => {
+        const query = new NamedQuery(text as string, values as unknown[], (error: Error | null, res: unknown) =>
+          error ? reject(error) : resolve(res),
+        );
+        query.name = name;
+        (super.query as (q: unknown) => unknown)(query);
+      });
     }
-    const result = (super.query as (...a: unknown[]) => unknown)(...args);
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
         if (!(error instanceof Error)) return;

@@ -46,14 +46,14 @@ interface PreparingConnection {
 }
 
 /**
- * The query config to send on `connection`: named when the text repeats and the connection has
- * room for one more prepared statement (or has prepared this one already), plain otherwise.
+ * The name to send `text` under on `connection`: its statement name when the text repeats and the
+ * connection has room for one more prepared statement (or has prepared this one already), else null.
  */
-export function queryConfig(connection: PreparingConnection, text: string, values: unknown[] | undefined) {
+export function preparedName(connection: PreparingConnection, text: string): string | null {
   const name = statementName(text);
-  if (name === null) return { text, values };
+  if (name === null) return null;
   if (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined) {
-    if (Object.keys(connection.parsedStatements).length >= PREPARED_PER_CONNECTION) return { text, values };
+    if (Object.keys(connection.parsedStatements).length >= PREPARED_PER_CONNECTION) return null;
   }
-  return { name, text, values };
+  return name;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect.js';
-import { PREPARED_PER_CONNECTION, queryConfig, statementName } from '../../src/db/prepared.js';
+import { PREPARED_PER_CONNECTION, preparedName, statementName } from '../../src/db/prepared.js';
 
 const url = process.env.DATABASE_URL;
 
@@ -26,10 +26,11 @@ describe('statement names', () => {
     const full = { parsedStatements: {} as Record<string, string>, submittedNamedStatements: {} };
     for (let i = 0; i < PREPARED_PER_CONNECTION; i++) full.parsedStatements[`q_${i}`] = `select ${i}`;
     const text = `select ${Math.random()}`;
-    queryConfig(full, text, []);
-    expect(queryConfig(full, text, [])).toEqual({ text, values: [] });
+    preparedName(full, text);
+    expect(preparedName(full, text)).toBeNull();
     const roomy = { parsedStatements: {}, submittedNamedStatements: {} };
-    expect(queryConfig(roomy, text, [1])).toEqual({ name: statementName(text), text, values: [1] });
+    expect(preparedName(roomy, text)).toBe(statementName(text));
+    expect(preparedName(roomy, text)).toMatch(/^q_/);
   });
 });
 
@@ -50,6 +51,13 @@ describe.runIf(url)('prepared statements on PostgreSQL', () => {
     expect((await query(3)).rows).toEqual([{ n: 3, m: marker }]);
     const after = await sql<{ name: string }>`select name from pg_prepared_statements where statement = ${text}`.execute(db);
     expect(after.rows).toEqual([{ name: statementName(text) }]);
+  });
+
+  it('reports the errors of a prepared statement as of any other', async () => {
+    const divide = (by: number) => sql<{ q: number }>`select 10 / ${by}::int as q`.execute(db);
+    expect((await divide(5)).rows).toEqual([{ q: 2 }]);
+    await expect(divide(0)).rejects.toMatchObject({ code: '22012' });
+    expect((await divide(2)).rows).toEqual([{ q: 5 }]);
   });
 
   it('does not prepare EXPLAIN', async () => {
