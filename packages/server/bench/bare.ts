@@ -2,12 +2,15 @@
  * The bare replay: Fastify and a pg pool, one route per scenario running the exact statements the
  * full server issued for it (no authentication, validation, glue, envelope building or mapping)
  * and answering the rows of the last one. Started by `bench/run.ts` as a process of its own.
+ * Statements are prepared as the server prepares them (`statementName`, the same rule), so the
+ * comparison measures the server's own work, not a difference in how PostgreSQL is asked.
  *
  *   tsx bench/bare.ts <replay.json> <port> <database url>
  */
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { statementName } from '../src/db/prepared.js';
 import type { Replay } from './capture.js';
 
 const [file, port, url] = process.argv.slice(2) as [string, string, string];
@@ -18,7 +21,10 @@ const app = Fastify({ logger: false });
 replays.forEach((replay, i) => {
   app.get(`/replay/${i}`, async (_req, reply) => {
     let rows: unknown[] = [];
-    for (const s of replay.statements) rows = (await pool.query(s.sql, s.parameters)).rows;
+    for (const s of replay.statements) {
+      const name = statementName(s.sql);
+      rows = (await pool.query(name === null ? { text: s.sql, values: s.parameters } : { name, text: s.sql, values: s.parameters })).rows;
+    }
     reply.header('content-type', 'application/json');
     return JSON.stringify({ success: true, message: replay.name, result: rows, errors: null, except: null });
   });

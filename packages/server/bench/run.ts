@@ -4,11 +4,14 @@
  * On the database built by `pnpm bench:data` (BENCH_DATABASE_URL), starts the server as users do
  * (`node dist/server.js`, its own process) and the bare replay (`bench/bare.ts`, its own process),
  * then runs autocannon in a third process against each scenario of `scenarios.ts` on both.
+ * Besides throughput it reads each process's CPU time (Linux /proc) around every run: CPU per
+ * request does not depend on what else the machine is doing, so its ratio is the steadier figure
+ * of the server's overhead on a shared machine.
  * Prints a table and writes it to bench/results/latest.md. BENCH_SECONDS (default 5) and
  * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring> selects scenarios.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -85,7 +88,7 @@ const waitFor = async (base: string) => {
 };
 
 const serverPort = await freePort();
-start(['dist/server.js'], {
+const serverProcess = start(['dist/server.js'], {
   DATABASE_URL: url,
   PORT: String(serverPort),
   HOST: '127.0.0.1',
@@ -97,7 +100,7 @@ start(['dist/server.js'], {
   RATE_LIMIT_ADMIN: '1000000000',
 });
 const barePort = await freePort();
-start(['bench/bare.ts', replayFile, String(barePort), url], {});
+const bareProcess = start(['bench/bare.ts', replayFile, String(barePort), url], {});
 const server = `http://127.0.0.1:${serverPort}`;
 const bare = `http://127.0.0.1:${barePort}`;
 await Promise.all([waitFor(server), waitFor(bare)]);
@@ -117,10 +120,35 @@ interface Figures {
   p99: number;
   rps: number;
   bad: number;
+  /** CPU time of the answering process per request, in microseconds (null where /proc is absent). */
+  cpuUs: number | null;
 }
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-function load(target: string, s: Scenario | null): Promise<Figures> {
-  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(seconds), '-W', '[', '-c', '1', '-d', '1', ']'];
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+/** User + system CPU time a process has used so far, in milliseconds; null where /proc is absent. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
+}
+interface Run {
+  latency: { p50: number; p99: number };
+  requests: { average: number; total: number };
+  non2xx: number;
+  errors: number;
+}
+function autocannon(target: string, s: Scenario | null, duration: number): Promise<Run> {
+  const args = [autocannonBin, '-j', '-c', String(connections), '-d', String(duration)];
   if (s && s.role !== 'anonymous') args.push('-H', `authorization=Bearer ${tokens.get(s.role)}`);
   if (s?.body) args.push('-m', s.method, '-H', 'content-type=application/json', '-b', JSON.stringify(s.body));
   args.push(target);
@@ -130,26 +158,36 @@ function load(target: string, s: Scenario | null): Promise<Figures> {
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', () => {
       try {
-        // With a warm-up autocannon prints one JSON document per run: the last one is the measurement.
-        const r = JSON.parse(out.trim().split('\n').at(-1)!);
-        resolve({ p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, bad: r.non2xx + r.errors });
+        resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Run);
       } catch (error) {
         reject(error);
       }
     });
   });
 }
+/** A 1 s warm-up, then the measured run, with the CPU time `pid` spent during the latter. */
+async function load(target: string, s: Scenario | null, pid: number | undefined): Promise<Figures> {
+  await autocannon(target, s, 1);
+  const before = cpuMs(pid);
+  const r = await autocannon(target, s, seconds);
+  const after = cpuMs(pid);
+  const cpuUs = before === null || after === null || r.requests.total === 0 ? null : ((after - before) * 1000) / r.requests.total;
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, bad: r.non2xx + r.errors, cpuUs };
+}
+const us = (f: Figures | null) => (f?.cpuUs == null ? '-' : f.cpuUs.toFixed(0));
 
 const rows: string[] = [];
-const header = `| scenario | role | full p50 ms | full p99 ms | full req/s | bare p50 ms | bare req/s | full/bare |`;
+const header =
+  '| scenario | role | full p50 ms | full p99 ms | full req/s | full CPU µs/req | bare p50 ms | bare req/s | bare CPU µs/req | full/bare req/s | bare/full CPU |';
 console.log(`${transports} transports; ${connections} connection(s), ${seconds} s per run`);
 console.log(header);
 for (const s of list) {
-  const full = await load(`${server}${s.path}`, s);
+  const full = await load(`${server}${s.path}`, s, serverProcess.pid);
   const i = replays.findIndex((r) => r.name === s.name);
-  const b = i >= 0 ? await load(`${bare}/replay/${i}`, null) : null;
+  const b = i >= 0 ? await load(`${bare}/replay/${i}`, null, bareProcess.pid) : null;
   const ratio = b ? (full.rps / b.rps).toFixed(2) : 'n/a';
-  const line = `| ${s.name}${full.bad ? ` (${full.bad} non-2xx!)` : ''} | ${s.role} | ${full.p50} | ${full.p99} | ${full.rps.toFixed(0)} | ${b?.p50 ?? '-'} | ${b ? b.rps.toFixed(0) : '-'} | ${ratio} |`;
+  const cpuRatio = b?.cpuUs && full.cpuUs ? (b.cpuUs / full.cpuUs).toFixed(2) : 'n/a';
+  const line = `| ${s.name}${full.bad ? ` (${full.bad} non-2xx!)` : ''} | ${s.role} | ${full.p50} | ${full.p99} | ${full.rps.toFixed(0)} | ${us(full)} | ${b?.p50 ?? '-'} | ${b ? b.rps.toFixed(0) : '-'} | ${us(b)} | ${ratio} | ${cpuRatio} |`;
   console.log(line);
   rows.push(line);
 }
@@ -162,10 +200,11 @@ const report = [
   `# Benchmark: ${transports.toLocaleString('en')} transports`,
   '',
   `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a 1 s warm-up;`,
-  'server (`node dist/server.js`), bare replay and load generator in three processes.',
+  'server (`node dist/server.js`), bare replay and load generator in three processes. CPU µs/req: CPU time of the',
+  'answering process during the run over the requests answered (steady on a shared machine, unlike req/s).',
   '',
-  '| scenario | role | full p50 ms | full p99 ms | full req/s | bare p50 ms | bare req/s | full/bare |',
-  '|---|---|--:|--:|--:|--:|--:|--:|',
+  header,
+  '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ...rows,
   '',
 ].join('\n');

@@ -75,9 +75,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const bus = config.redisUrl ? redisBus(config.redisUrl, `${config.redisPrefix}bus:`, redisDown) : memoryBus();
   app.decorate('bus', bus);
   app.addHook('onClose', async () => bus.close());
-  app.addHook('onSend', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-  });
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);

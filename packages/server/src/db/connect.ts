@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir } from './lock.js';
+import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
 import type { Database } from './schema.js';
 
@@ -29,6 +30,24 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
 const ignore = () => {};
 
+/** pg's Query, as this file builds it (its declared constructor lacks the callback). */
+const NamedQuery = pg.Query as unknown as new (
+  text: string,
+  values: unknown[],
+  callback: (error: Error | null, result: unknown) => void,
+) => { name?: string };
+
+/** A prepared statement whose result columns changed under it (DDL while the server runs). */
+const stalePlan = (error: Error) =>
+  (error as { code?: string }).code === '0A000' && error.message.includes('cached plan must not change result type');
+
+/** What this file uses of pg's connection object (not in its type declarations). */
+interface Connection {
+  stream: { destroy(): void };
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+}
+
 /**
  * A pg client that never takes the process down and never stays stuck:
  * - a connection lost while the client is checked out emits `error` with no pool listener
@@ -36,6 +55,10 @@ const ignore = () => {};
  *   so the event itself is ignored here;
  * - a query that gets no reply within `query_timeout` (a frozen server) fails with "Query read
  *   timeout" but leaves the connection out of step; its socket is destroyed so the pool drops it.
+ * It also prepares the statements that repeat (see prepared.ts): Kysely's `query(text, values)` is
+ * sent as `{ name, text, values }`. A prepared statement whose result columns changed under it
+ * (DDL while the server runs) fails once with "cached plan must not change result type"; that
+ * connection is then dropped, so the next one prepares the statement afresh.
  */
 class ResilientClient extends pg.Client {
   constructor(config?: pg.ClientConfig) {
@@ -44,12 +67,27 @@ class ResilientClient extends pg.Client {
   }
 
   override query(...args: unknown[]): any {
-    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    const connection = (this as unknown as { connection: Connection }).connection;
+    const [text, values] = args;
+    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? preparedName(connection, text) : null;
+    let result: unknown;
+    if (name === null) {
+      result = (super.query as (...a: unknown[]) => unknown)(...args);
+    } else {
+      // A Query made from the text and named afterwards: given a config object, pg copies it
+      // property by property (descriptors) on every query.
+      result = new Promise((resolve, reject) => {
+        const query = new NamedQuery(text as string, values as unknown[], (error: Error | null, res: unknown) =>
+          error ? reject(error) : resolve(res),
+        );
+        query.name = name;
+        (super.query as (q: unknown) => unknown)(query);
+      });
+    }
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
-        if (error instanceof Error && error.message === 'Query read timeout') {
-          (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-        }
+        if (!(error instanceof Error)) return;
+        if (error.message === 'Query read timeout' || stalePlan(error)) connection.stream.destroy();
       });
     }
     return result;

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { ListError } from '../http/errors.js';
 
 /** Totals are exact up to this many matching rows; beyond it they are the planner's estimate. */
@@ -92,23 +92,29 @@ export interface KeysetRequest<Row> {
 
 const countedRows = (base: AnyQuery) => base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
 
+/** The capped count of the rows of a compiled query (its text and parameters reused as they are). */
+const cappedCountOf = (rows: CompiledQuery): CompiledQuery<{ n: number }> =>
+  CompiledQuery.raw(`select count(*)::int as n from (${rows.sql} limit ${COUNT_CAP + 1}) s`, [...rows.parameters]);
+
 /** The count of `base`'s rows, reading at most COUNT_CAP + 1 of them. */
-export const cappedCount = (base: AnyQuery) =>
-  sql<{ n: number }>`select count(*)::int as n from (${countedRows(base).limit(COUNT_CAP + 1)}) s`;
+export const cappedCount = (base: AnyQuery) => ({ compile: () => cappedCountOf(countedRows(base).compile()) });
 
 /**
  * The number of rows of `base` (only the table and its filters: no joins, no order): exact up to
  * COUNT_CAP, else the planner's estimate (at least COUNT_CAP + 1). The estimate comes first and
- * costs only planning: when it is far beyond the cap, no row is read at all.
+ * costs only planning: when it is far beyond the cap, no row is read at all. The row query is
+ * built and compiled once, for both statements.
  */
 export async function countCapped(db: Kysely<any>, base: AnyQuery): Promise<{ total: number; exact: boolean }> {
-  const rows = countedRows(base);
-  const plan = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) ${rows}`.execute(db);
+  const rows = countedRows(base).compile();
+  const plan = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
+    CompiledQuery.raw(`explain (format json) ${rows.sql}`, [...rows.parameters]),
+  );
   const raw = plan.rows[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>;
   const estimate = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
   if (estimate > ESTIMATE_ONLY_ABOVE) return { total: estimate, exact: false };
-  const counted = await cappedCount(base).execute(db);
+  const counted = await db.executeQuery(cappedCountOf(rows));
   const n = Number(counted.rows[0]?.n ?? 0);
   if (n <= COUNT_CAP) return { total: n, exact: true };
   return { total: Math.max(COUNT_CAP + 1, estimate), exact: false };

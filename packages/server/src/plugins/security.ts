@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { listOperations, loadContract, type OperationObject } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
 import { TokenInvalid, type AccessClaims, type AccessLevel } from '../modules/auth/tokens.js';
 
@@ -61,26 +62,60 @@ export default fp(async function security(app: FastifyInstance) {
   app.decorateRequest('auth', null);
   app.decorateRequest('authError', null);
 
-  const identify: onRequestHookHandler = async (req) => {
+  // Callback-style and synchronous when the session is known: identification runs on every request.
+  const identify: onRequestHookHandler = (req, _reply, done) => {
     const header = req.headers.authorization;
-    if (header === undefined) return;
+    if (header === undefined) return done();
     const match = BEARER.exec(header);
     if (!match) {
       req.authError = new ListError(401, 'Authentication required', ['Authorization header must be "Bearer <access token>"']);
-      return;
+      return done();
     }
+    let claims: AccessClaims;
     try {
-      const claims = app.tokens.verifyAccess(match[1]!);
-      if (!(await app.sessions.isActive(claims.sid))) {
-        req.authError = new ListError(401, 'Authentication required', ['Token has been revoked']);
-        return;
-      }
-      req.auth = toAuthContext(claims);
+      claims = app.tokens.verifyAccess(match[1]!);
     } catch (error) {
-      if (!(error instanceof TokenInvalid)) throw error;
+      if (!(error instanceof TokenInvalid)) return done(error as Error);
       req.authError = new ListError(401, 'Authentication required', [error.message]);
+      return done();
     }
+    const settle = (active: boolean) => {
+      if (active) req.auth = toAuthContext(claims);
+      else req.authError = new ListError(401, 'Authentication required', ['Token has been revoked']);
+    };
+    const active = app.sessions.isActive(claims.sid);
+    if (active === true) {
+      settle(true);
+      return done();
+    }
+    active.then(
+      (value) => {
+        settle(value);
+        done();
+      },
+      (error: Error) => done(error),
+    );
   };
+
+  // The role check of each protected operation, from its security requirement in the contract: the
+  // same rule as glue's handler (`securityHandlers` below), without glue's asynchronous wrapper.
+  const requirements = new Map<string, string[]>();
+  const contract = loadContract();
+  for (const { operation } of listOperations(contract)) {
+    const security = operation.security ?? (contract.security as OperationObject['security']) ?? [];
+    const only = security.length === 1 ? security[0]! : undefined;
+    if (only && Object.keys(only).length === 1 && Array.isArray(only.bearerAuth)) requirements.set(operation.operationId, only.bearerAuth);
+  }
+  const enforceRoles =
+    (roles: string[]): onRequestHookHandler =>
+    (req, _reply, done) => {
+      try {
+        authorize(req, roles);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    };
 
   const limiter = app.rateLimit();
 
@@ -89,20 +124,31 @@ export default fp(async function security(app: FastifyInstance) {
       route.onRequest = [identify, limiter];
       return;
     }
-    const enforce = route.preHandler; // glue's security handler, when the operation is protected
-    const before = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [identify, limiter, ...before, ...(enforce ? (Array.isArray(enforce) ? enforce : [enforce]) : [])];
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
+    const roles = operationId === undefined ? undefined : requirements.get(operationId);
+    // glue's security handler, when the operation is protected; replaced by the direct check when its requirement is the usual one.
+    const enforce = route.preHandler === undefined ? [] : roles !== undefined ? [enforceRoles(roles)] : toList(route.preHandler);
+    route.onRequest = [identify, limiter, ...toList(route.onRequest), ...enforce];
     route.preHandler = undefined;
   });
 });
 
+/** Refuses the request unless an identified caller holds one of `roles` (any caller when empty). */
+function authorize(req: FastifyRequest, roles: string[]): void {
+  if (req.authError) throw req.authError;
+  if (!req.auth) throw new ListError(401, 'Authentication required', ['Missing bearer token']);
+  if (roles.length > 0 && !roles.includes(req.auth.accessLevel)) {
+    throw new AppError('FORBIDDEN', { requiredRoles: roles }, 'Insufficient permissions');
+  }
+}
+
+function toList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /** glue's handler for the `bearerAuth` scheme: `roles` are the role names of the requirement. */
 export const securityHandlers = {
   async bearerAuth(req: FastifyRequest, _reply: FastifyReply, roles: string[]) {
-    if (req.authError) throw req.authError;
-    if (!req.auth) throw new ListError(401, 'Authentication required', ['Missing bearer token']);
-    if (roles.length > 0 && !roles.includes(req.auth.accessLevel)) {
-      throw new AppError('FORBIDDEN', { requiredRoles: roles }, 'Insufficient permissions');
-    }
+    authorize(req, roles);
   },
 };

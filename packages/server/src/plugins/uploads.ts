@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
@@ -98,33 +98,39 @@ export default fp(async function uploads(app: FastifyInstance) {
     route.preParsing = [...before, capRequest];
   });
 
-  app.addHook('preValidation', async (req: FastifyRequest) => {
+  // Callback-style: every request passes here, and only multipart ones have anything to wait for.
+  app.addHook('preValidation', (req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
     req.uploads = [];
     req.multipartRead = true;
-    if (!req.isMultipart() || req.body === null || typeof req.body !== 'object') return;
-    const plain: Record<string, unknown> = {};
-    for (const [name, entry] of Object.entries(req.body as Record<string, MultipartField | MultipartField[]>)) {
-      const parts = Array.isArray(entry) ? entry : [entry];
-      const files = parts.filter((p) => p.type === 'file');
-      if (files.length > 0) {
-        plain[name] = files.map((p) => p.filename ?? 'unnamed');
-        for (const part of files) {
-          const bytes = part._buf ?? Buffer.alloc(0);
-          const detected = bytes.length > 0 ? await fileTypeFromBuffer(bytes) : undefined;
-          req.uploads.push({
-            filename: part.filename ?? 'unnamed',
-            detectedType: detected?.mime ?? null,
-            bytes,
-            truncated: part.file?.truncated === true,
-          });
-        }
-      } else {
-        plain[name] = parts.length === 1 ? parts[0]!.value : parts.map((p) => p.value);
-      }
-    }
-    req.body = plain;
+    if (!req.isMultipart() || req.body === null || typeof req.body !== 'object') return done();
+    readParts(req).then(() => done(), done);
   });
 });
+
+/** Turns the multipart body into a plain object (file names and fields) and keeps the file bytes on `req.uploads`. */
+async function readParts(req: FastifyRequest): Promise<void> {
+  const plain: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(req.body as Record<string, MultipartField | MultipartField[]>)) {
+    const parts = Array.isArray(entry) ? entry : [entry];
+    const files = parts.filter((p) => p.type === 'file');
+    if (files.length > 0) {
+      plain[name] = files.map((p) => p.filename ?? 'unnamed');
+      for (const part of files) {
+        const bytes = part._buf ?? Buffer.alloc(0);
+        const detected = bytes.length > 0 ? await fileTypeFromBuffer(bytes) : undefined;
+        req.uploads.push({
+          filename: part.filename ?? 'unnamed',
+          detectedType: detected?.mime ?? null,
+          bytes,
+          truncated: part.file?.truncated === true,
+        });
+      }
+    } else {
+      plain[name] = parts.length === 1 ? parts[0]!.value : parts.map((p) => p.value);
+    }
+  }
+  req.body = plain;
+}
 
 /** Splits the uploaded files into accepted ones and rejections, by their bytes and the operation's rule. */
 export function screenUploads(req: FastifyRequest) {

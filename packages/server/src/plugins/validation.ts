@@ -1,7 +1,7 @@
 import { _, type KeywordCxt } from 'ajv';
 import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { loadContract, listOperations } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
@@ -138,14 +138,14 @@ export default fp(async function validation(app: FastifyInstance) {
     const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
     const rule = operationId === undefined ? undefined : rules.get(operationId);
     if (!rule) return;
-    const preParsing = async (req: FastifyRequest) => {
+    const refusal = (req: FastifyRequest): AppError<'UNSUPPORTED_MEDIA_TYPE'> | null => {
       const mediaType = mediaTypeOf(req);
-      if (mediaType === '' && !carriesBody(req)) return;
-      if (rule.mediaTypes.includes(mediaType)) return;
+      if (mediaType === '' && !carriesBody(req)) return null;
+      if (rule.mediaTypes.includes(mediaType)) return null;
       // Operations without a body tolerate an (ignored) JSON one, as many clients send `{}`.
-      if (rule.mediaTypes.length === 0 && (mediaType === 'application/json' || mediaType === '')) return;
+      if (rule.mediaTypes.length === 0 && (mediaType === 'application/json' || mediaType === '')) return null;
       const contentType = (req.headers['content-type'] ?? '(none)').slice(0, 200);
-      throw new AppError(
+      return new AppError(
         'UNSUPPORTED_MEDIA_TYPE',
         { contentType },
         rule.mediaTypes.length === 0
@@ -153,8 +153,15 @@ export default fp(async function validation(app: FastifyInstance) {
           : `This operation accepts a body only as ${rule.mediaTypes.join(' or ')}`,
       );
     };
-    const preValidation = async (req: FastifyRequest) => {
-      if (rule.required && (req.body === undefined || req.body === null)) throw bodyRequired();
+    // Callback-style hooks: they run on every request and mostly have nothing to wait for.
+    const preParsing: preParsingHookHandler = (req, _reply, payload, done) => {
+      const error = refusal(req);
+      if (error) done(error);
+      else done(null, payload);
+    };
+    const preValidation: preValidationHookHandler = (req, _reply, done) => {
+      if (rule.required && (req.body === undefined || req.body === null)) done(bodyRequired());
+      else done();
     };
     route.preParsing = [preParsing, ...toList(route.preParsing)];
     route.preValidation = [preValidation, ...toList(route.preValidation)];

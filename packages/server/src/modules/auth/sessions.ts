@@ -18,20 +18,25 @@ export function createSessionGuard(db: Kysely<Database>, bus: Bus) {
     for (const id of JSON.parse(message) as number[]) trusted.delete(id);
   });
 
+  const check = async (sessionId: number): Promise<boolean> => {
+    const now = Date.now();
+    const row = await sessionValidity(db, sessionId);
+    const active = row !== undefined && row.revoked_at === null && new Date(row.expires_at).getTime() > now;
+    if (active) {
+      if (trusted.size >= MAX_ENTRIES) trusted.clear();
+      trusted.set(sessionId, now);
+    } else {
+      trusted.delete(sessionId);
+    }
+    return active;
+  };
+
   return {
-    async isActive(sessionId: number): Promise<boolean> {
-      const now = Date.now();
+    /** `true` at once for a session checked within TRUST_MS (no promise on that path: it is every request's). */
+    isActive(sessionId: number): true | Promise<boolean> {
       const checkedAt = trusted.get(sessionId);
-      if (checkedAt !== undefined && now - checkedAt < TRUST_MS) return true;
-      const row = await sessionValidity(db, sessionId);
-      const active = row !== undefined && row.revoked_at === null && new Date(row.expires_at).getTime() > now;
-      if (active) {
-        if (trusted.size >= MAX_ENTRIES) trusted.clear();
-        trusted.set(sessionId, now);
-      } else {
-        trusted.delete(sessionId);
-      }
-      return active;
+      if (checkedAt !== undefined && Date.now() - checkedAt < TRUST_MS) return true;
+      return check(sessionId);
     },
 
     /** Forgets every remembered session (the next check of each reads the database). */

@@ -64,7 +64,7 @@ export async function registerJwt(app: FastifyInstance, jwt: Config['jwt']) {
     ...common,
     namespace: 'access',
     sign: { algorithm: 'HS256', iss: jwt.issuer, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds * 1000 },
-    verify: { ...verify, allowedAud: jwt.audience, requiredClaims: [...required, 'access_level'], cache: 10_000 },
+    verify: { ...verify, allowedAud: jwt.audience, requiredClaims: [...required, 'access_level'] },
   });
   await app.register(fastifyJwt, {
     ...common,
@@ -76,7 +76,14 @@ export async function registerJwt(app: FastifyInstance, jwt: Config['jwt']) {
   return createTokens(spaces.access, spaces.refresh, jwt);
 }
 
+/** Access tokens verified, remembered by their text (see `verifyAccess`). */
+const VERIFIED_ACCESS_TOKENS = 10_000;
+
 function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['jwt']) {
+  // Every authenticated request presents its access token: one that verified before is known by
+  // its text (a Map lookup) until it expires, instead of fast-jwt's cache, which hashes the token
+  // with SHA-256 on every request. Revocation is the session guard's business, not this cache's.
+  const verified = new Map<string, AccessClaims>();
   return {
     accessTtlSeconds: jwt.accessTtlSeconds,
     refreshTtlSeconds: jwt.refreshTtlSeconds,
@@ -84,8 +91,13 @@ function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['
     signRefresh: (sub: number, sid: number): string => refresh.sign({ sub, sid, typ: 'refresh', jti: randomUUID() }),
     /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     verifyAccess(token: string): AccessClaims {
+      const known = verified.get(token);
+      if (known !== undefined && known.exp * 1000 + CLOCK_TOLERANCE_MS > Date.now()) return known;
+      verified.delete(token);
       const claims = guard(() => access.verify<AccessClaims>(token));
       if (claims.typ !== 'access') throw new TokenInvalid('Token is not an access token');
+      if (verified.size >= VERIFIED_ACCESS_TOKENS) verified.clear();
+      verified.set(token, claims);
       return claims;
     },
     verifyRefresh(token: string): RefreshClaims {

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Prepared statements on PostgreSQL, decided in one place for every query the API sends.
+ *
+ * A statement text seen before gets a name derived from a hash of its text: pg then parses it on
+ * each connection once (PostgreSQL keeps its parse tree, and after a few runs may keep a generic
+ * plan), and later runs send only Bind/Execute. Only data statements are named (not EXPLAIN, DDL
+ * or transaction control). Distinct texts are unbounded in principle (an `in (...)` list of each
+ * length is its own text), so both sides are capped: the texts remembered here (least recently
+ * used forgotten first), and the statements prepared on one connection (past the cap, further
+ * texts run unnamed on that connection, as before).
+ */
+
+/** Distinct statement texts remembered, with their names. */
+export const REMEMBERED_TEXTS = 2000;
+/** Named statements one connection prepares at most. */
+export const PREPARED_PER_CONNECTION = 500;
+
+const DATA_STATEMENT = /^\s*(select|with|insert|update|delete)\b/i;
+
+/** Statement text -> its name (null: never named). */
+const seen = new Map<string, string | null>();
+
+/**
+ * The name to prepare `text` under, or null to run it unnamed: a data statement gets its name
+ * the second time its text is seen.
+ */
+export function statementName(text: string): string | null {
+  const name = seen.get(text);
+  if (name !== undefined) {
+    // Re-inserted: the Map's order is the recency order the cap evicts by.
+    seen.delete(text);
+    seen.set(text, name);
+    return name;
+  }
+  if (seen.size >= REMEMBERED_TEXTS) seen.delete(seen.keys().next().value as string);
+  seen.set(text, DATA_STATEMENT.test(text) ? `q_${createHash('sha1').update(text).digest('base64url')}` : null);
+  return null;
+}
+
+/** What pg needs of a connection to know which statements it has prepared. */
+interface PreparingConnection {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+}
+
+/**
+ * The name to send `text` under on `connection`: its statement name when the text repeats and the
+ * connection has room for one more prepared statement (or has prepared this one already), else null.
+ */
+export function preparedName(connection: PreparingConnection, text: string): string | null {
+  const name = statementName(text);
+  if (name === null) return null;
+  if (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined) {
+    if (Object.keys(connection.parsedStatements).length >= PREPARED_PER_CONNECTION) return null;
+  }
+  return name;
+}

@@ -1,0 +1,68 @@
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/db/connect.js';
+import { PREPARED_PER_CONNECTION, preparedName, statementName } from '../../src/db/prepared.js';
+
+const url = process.env.DATABASE_URL;
+
+describe('statement names', () => {
+  it('names a data statement the second time its text is seen, with a name derived from the text', () => {
+    const text = `select id from transports where id = $1 /* ${Math.random()} */`;
+    expect(statementName(text)).toBeNull();
+    const name = statementName(text);
+    expect(name).toMatch(/^q_[A-Za-z0-9_-]{27}$/);
+    expect(statementName(text)).toBe(name);
+    expect(statementName(`${text} `)).toBeNull();
+  });
+
+  it('never names EXPLAIN, DDL or transaction control', () => {
+    for (const text of ['explain (format json) select 1', 'begin', 'commit', 'create table x (id int)']) {
+      statementName(text);
+      expect(statementName(text)).toBeNull();
+    }
+  });
+
+  it('runs a repeated statement unnamed once the connection holds its share of prepared statements', () => {
+    const full = { parsedStatements: {} as Record<string, string>, submittedNamedStatements: {} };
+    for (let i = 0; i < PREPARED_PER_CONNECTION; i++) full.parsedStatements[`q_${i}`] = `select ${i}`;
+    const text = `select ${Math.random()}`;
+    preparedName(full, text);
+    expect(preparedName(full, text)).toBeNull();
+    const roomy = { parsedStatements: {}, submittedNamedStatements: {} };
+    expect(preparedName(roomy, text)).toBe(statementName(text));
+    expect(preparedName(roomy, text)).toMatch(/^q_/);
+  });
+});
+
+// One connection (pool of one), so pg_prepared_statements shows what this pool prepared.
+describe.runIf(url)('prepared statements on PostgreSQL', () => {
+  const db = connect({ kind: 'postgres', url: url!, poolSize: 1 });
+  afterAll(() => db.destroy());
+
+  it('prepares a statement that repeats, once per connection, and keeps answering it', async () => {
+    const marker = `m${Date.now()}`;
+    const query = (n: number) => sql<{ n: number; m: string }>`select ${n}::int as n, ${marker}::text as m`.execute(db);
+    expect((await query(1)).rows).toEqual([{ n: 1, m: marker }]);
+    // The marker is a parameter, so the text is the same each time; the probe above is its own text.
+    const text = 'select $1::int as n, $2::text as m';
+    const before = await sql<{ name: string }>`select name from pg_prepared_statements where statement = ${text}`.execute(db);
+    expect(before.rows).toEqual([]);
+    expect((await query(2)).rows).toEqual([{ n: 2, m: marker }]);
+    expect((await query(3)).rows).toEqual([{ n: 3, m: marker }]);
+    const after = await sql<{ name: string }>`select name from pg_prepared_statements where statement = ${text}`.execute(db);
+    expect(after.rows).toEqual([{ name: statementName(text) }]);
+  });
+
+  it('reports the errors of a prepared statement as of any other', async () => {
+    const divide = (by: number) => sql<{ q: number }>`select 10 / ${by}::int as q`.execute(db);
+    expect((await divide(5)).rows).toEqual([{ q: 2 }]);
+    await expect(divide(0)).rejects.toMatchObject({ code: '22012' });
+    expect((await divide(2)).rows).toEqual([{ q: 5 }]);
+  });
+
+  it('does not prepare EXPLAIN', async () => {
+    for (let i = 0; i < 3; i++) await sql`explain select ${i}::int as explained`.execute(db);
+    const rows = await sql<{ name: string }>`select name from pg_prepared_statements where statement like 'explain%'`.execute(db);
+    expect(rows.rows).toEqual([]);
+  });
+});
