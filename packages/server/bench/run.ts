@@ -5,7 +5,7 @@
  * (`node dist/server.js`, its own process) and the bare replay (`bench/bare.ts`, its own process),
  * then runs autocannon in a third process against each scenario of `scenarios.ts` on both.
  * Prints a table and writes it to bench/results/latest.md. BENCH_SECONDS (default 5) and
- * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring> selects scenarios.
+ * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring>[|<substring>…] selects scenarios.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { benchDatabaseUrl } from './target.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 1);
-const only = process.env.BENCH_ONLY;
+const only = process.env.BENCH_ONLY?.split('|').filter(Boolean);
 const url = benchDatabaseUrl();
 const here = new URL('.', import.meta.url).pathname;
 const serverDir = join(here, '..');
@@ -41,7 +41,7 @@ await db.destroy();
 const deepCursor = Buffer.from(
   JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
 ).toString('base64url');
-const list = scenarios({ transportId, deepCursor }).filter((s) => !only || s.name.includes(only));
+const list = scenarios({ transportId, deepCursor }).filter((s) => !only || only.some((o) => s.name.includes(o)));
 
 const replays = await captureStatements(url, list);
 const work = mkdtempSync(join(tmpdir(), 'transport-ops-bench-'));
