@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ActorRole, Database } from '../../db/schema.js';
-import { fetchPage } from '../../lib/paging.js';
+import { fetchIdPage } from '../../lib/id-paging.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
@@ -52,12 +52,13 @@ export type ActorFilters = Defaulted<Omit<Query<'listAdmins'>, 'page' | 'limit'>
 
 const SORT_COLUMNS = { createdAt: 'a.created_at', lastName: 'a.last_name', firstName: 'a.first_name' } as const;
 
-export async function listActors(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: ActorFilters) {
+/** One page of a family's actors in `scope`: ids from the filtered base table (no joins), then their rows; the total on the base table. */
+export function listActors(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: ActorFilters) {
   const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  let query = selectActors(db, role).where(scope);
+  let base = db.selectFrom('actors as a').where('a.actor_role', '=', role).where(scope);
   if (f.search !== undefined) {
     const pattern = containing(f.search);
-    query = query.where((eb) =>
+    base = base.where((eb) =>
       eb.or([
         eb('a.first_name', 'ilike', pattern),
         eb('a.last_name', 'ilike', pattern),
@@ -66,10 +67,15 @@ export async function listActors(db: Kysely<Database>, role: ActorRole, scope: E
       ]),
     );
   }
-  if (f.isActive !== undefined) query = query.where('a.is_active', '=', f.isActive);
-  if (f.organizationId !== undefined) query = query.where('a.organization_id', '=', f.organizationId);
-  query = query.orderBy(SORT_COLUMNS[f.sortBy], direction).orderBy('a.id', direction);
-  return fetchPage(query, f.page, f.limit);
+  if (f.isActive !== undefined) base = base.where('a.is_active', '=', f.isActive);
+  if (f.organizationId !== undefined) base = base.where('a.organization_id', '=', f.organizationId);
+  return fetchIdPage(db, base.orderBy(SORT_COLUMNS[f.sortBy], direction).orderBy('a.id', direction), {
+    id: 'a.id',
+    page: f.page,
+    limit: f.limit,
+    load: (ids) => selectActors(db, role).where('a.id', 'in', ids).execute(),
+    idOf: (row) => row.id,
+  });
 }
 
 export const findActor = (db: Kysely<Database>, role: ActorRole, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>
