@@ -37,11 +37,14 @@ const middle = await sql<{
 }>`select created_at::text as k, id from transports order by created_at desc, id desc offset ${Math.floor(transports / 2)} limit 1`.execute(
   db,
 );
+const topic = await sql<{ id: number }>`select id from forum_topics order by messages_count desc, id limit 1`.execute(db);
 await db.destroy();
 const deepCursor = Buffer.from(
   JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
 ).toString('base64url');
-const list = scenarios({ transportId, deepCursor }).filter((s) => !only || only.some((o) => s.name.includes(o)));
+const list = scenarios({ transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1 }).filter(
+  (s) => !only || only.some((o) => s.name.includes(o)),
+);
 
 const replays = await captureStatements(url, list);
 const work = mkdtempSync(join(tmpdir(), 'transport-ops-bench-'));

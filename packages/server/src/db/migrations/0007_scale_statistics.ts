@@ -11,7 +11,8 @@ import { type Kysely, sql } from 'kysely';
  *   caches notice any change that matters; statement triggers limited to the columns the
  *   statistics read, so a topic view or a profile edit does not invalidate them.
  * - Covering indexes for the 30-day windows of the forum statistics, the team scope of the top
- *   customers, and (btree_gin) an agent's loading / unloading point filters.
+ *   customers, the actor lists' name sorts, and (btree_gin) an agent's loading / unloading point
+ *   filters.
  * Frozen in time: never import application code here.
  */
 
@@ -125,6 +126,11 @@ const statements = [
   // ---------------------------------------------------------------- indexes
   `create index actors_customers_by_transports_idx on actors (transports_count desc, id) where actor_role = 'CUSTOMER'`,
   `create index transports_created_by_customer_idx on transports (created_by, customer_id)`,
+  `create index actors_role_last_name_id_idx on actors (actor_role, last_name, id)`,
+  // The actor lists' search reads one trigram index over the four searched fields (four OR'ed
+  // indexes made the planner prefer reading the whole table).
+  `create index actors_search_trgm_idx on actors using gin ((first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' || coalesce(phone, '')) gin_trgm_ops)`,
+  `create index actors_role_first_name_id_idx on actors (actor_role, first_name, id)`,
   `create index forum_messages_created_at_author_idx on forum_messages (created_at, author_id) include (deleted_at)`,
   `create index forum_topics_created_at_author_idx on forum_topics (created_at, author_id)`,
   `create index transports_created_by_loading_point_trgm_idx on transports using gin (created_by, loading_point gin_trgm_ops)`,
@@ -178,6 +184,9 @@ export async function down(db: Kysely<any>): Promise<void> {
     'drop index if exists transports_created_by_loading_point_trgm_idx',
     'drop index if exists forum_topics_created_at_author_idx',
     'drop index if exists forum_messages_created_at_author_idx',
+    'drop index if exists actors_role_first_name_id_idx',
+    'drop index if exists actors_role_last_name_id_idx',
+    'drop index if exists actors_search_trgm_idx',
     'drop index if exists transports_created_by_customer_idx',
     'drop index if exists actors_customers_by_transports_idx',
     'drop trigger if exists transports_recount_customer on transports',

@@ -28,7 +28,7 @@ export function actorStats(db: Kysely<Database>, auth: AuthContext, days: number
  * (`actors.transports_count`, migration 0007): with a global view, the top customers are an index
  * read. A team's top customers are grouped from the team's transports (index on creator and customer).
  */
-function topCustomers(db: Kysely<Database>, auth: AuthContext, top: number) {
+export function topCustomersQuery(db: Kysely<Database>, auth: AuthContext, top: number) {
   if (hasGlobalView(auth)) {
     return db
       .selectFrom('actors as a')
@@ -37,8 +37,7 @@ function topCustomers(db: Kysely<Database>, auth: AuthContext, top: number) {
       .select(['a.id', 'a.first_name', 'a.last_name', 'a.transports_count as transports'])
       .orderBy('a.transports_count', 'desc')
       .orderBy('a.id', 'asc')
-      .limit(top)
-      .execute();
+      .limit(top);
   }
   // The team's transports are grouped first (an index-only range per member), then their customers read by id.
   const counts = db
@@ -54,8 +53,7 @@ function topCustomers(db: Kysely<Database>, auth: AuthContext, top: number) {
     .select(['a.id', 'a.first_name', 'a.last_name', 'c.n as transports'])
     .orderBy('c.n', 'desc')
     .orderBy('a.id', 'asc')
-    .limit(top)
-    .execute();
+    .limit(top);
 }
 
 async function computeStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
@@ -75,7 +73,7 @@ async function computeStats(db: Kysely<Database>, auth: AuthContext, days: numbe
     ])
     .executeTakeFirstOrThrow();
 
-  const customers = await topCustomers(db, auth, top);
+  const customers = await topCustomersQuery(db, auth, top).execute();
 
   return {
     admins: counted(row.admins, row.admins_active),

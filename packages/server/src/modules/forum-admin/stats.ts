@@ -16,8 +16,19 @@ export function forumStats(db: Kysely<Database>): Promise<ForumStats> {
   return cache(db, 'forum', () => computeStats(db));
 }
 
-async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
+/** The 30-day figures, by index ranges on (created_at, author_id): the window's rows only, however old the forum. */
+export function recentActivityQuery() {
   const since = sql`now() - interval '30 days'`;
+  return sql<{ messages: number; authors: number }>`select
+      (select count(*)::int from forum_messages where created_at >= ${since} and deleted_at is null) as messages,
+      (select count(distinct author_id)::int from (
+        select author_id from forum_topics where created_at >= ${since}
+        union all
+        select author_id from forum_messages where created_at >= ${since}
+      ) a) as authors`;
+}
+
+async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
   const sum = (column: string) => sql<number>`coalesce(sum(${sql.ref(column)}), 0)::int`;
   const [totals, reports, categories, recent] = await Promise.all([
     db
@@ -49,14 +60,7 @@ async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
       .orderBy('c.id', 'asc')
       .limit(5)
       .execute(),
-    // Index ranges on (created_at, author_id): the window's rows only, however old the forum.
-    sql<{ messages: number; authors: number }>`select
-        (select count(*)::int from forum_messages where created_at >= ${since} and deleted_at is null) as messages,
-        (select count(distinct author_id)::int from (
-          select author_id from forum_topics where created_at >= ${since}
-          union all
-          select author_id from forum_messages where created_at >= ${since}
-        ) a) as authors`.execute(db),
+    recentActivityQuery().execute(db),
   ]);
   const byStatus = { PENDING: 0, RESOLVED: 0, DISMISSED: 0 };
   for (const r of reports) byStatus[r.status] = r.reports;
