@@ -11,8 +11,8 @@ import { type Kysely, sql } from 'kysely';
  *   caches notice any change that matters; statement triggers limited to the columns the
  *   statistics read, so a topic view or a profile edit does not invalidate them.
  * - Covering indexes for the 30-day windows of the forum statistics, the team scope of the top
- *   customers, the actor lists' name sorts, and (btree_gin) an agent's loading / unloading point
- *   filters.
+ *   customers, the actor lists' name sorts, and (btree_gin) an agent's or a team's text search
+ *   and point filters.
  * Frozen in time: never import application code here.
  */
 
@@ -133,8 +133,10 @@ const statements = [
   `create index actors_role_first_name_id_idx on actors (actor_role, first_name, id)`,
   `create index forum_messages_created_at_author_idx on forum_messages (created_at, author_id) include (deleted_at)`,
   `create index forum_topics_created_at_author_idx on forum_topics (created_at, author_id)`,
-  `create index transports_created_by_loading_point_trgm_idx on transports using gin (created_by, loading_point gin_trgm_ops)`,
-  `create index transports_created_by_unloading_point_trgm_idx on transports using gin (created_by, unloading_point gin_trgm_ops)`,
+  // One GIN index over the creator and the four searched texts (btree_gin): an agent's or a team's
+  // search and point filters read only the caller's matches, not every match of the term.
+  `create index transports_created_by_text_trgm_idx on transports using gin (created_by, loading_number gin_trgm_ops,
+    product_label gin_trgm_ops, loading_point gin_trgm_ops, unloading_point gin_trgm_ops)`,
 ];
 
 /** Change counters behind the statistics caches: a table and the columns whose change matters. */
@@ -180,8 +182,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql.raw(`drop sequence if exists ${table}_change_seq`).execute(db);
   }
   for (const statement of [
-    'drop index if exists transports_created_by_unloading_point_trgm_idx',
-    'drop index if exists transports_created_by_loading_point_trgm_idx',
+    'drop index if exists transports_created_by_text_trgm_idx',
     'drop index if exists forum_topics_created_at_author_idx',
     'drop index if exists forum_messages_created_at_author_idx',
     'drop index if exists actors_role_first_name_id_idx',
