@@ -11,7 +11,8 @@ const url = benchDatabaseUrl();
 const only = process.argv[2];
 const pool = new pg.Pool({ connectionString: url, max: 1 });
 const { rows } = await pool.query('select max(id) as id from transports');
-const list = scenarios({ transportId: rows[0].id, deepCursor: '' }).filter(
+const topic = await pool.query('select id from forum_topics order by messages_count desc, id limit 1');
+const list = scenarios({ transportId: rows[0].id, deepCursor: '', topicId: topic.rows[0]?.id ?? 1 }).filter(
   (s) => !s.path.includes('cursor=') && (!only || s.name.includes(only)),
 );
 for (const replay of await captureStatements(url, list)) {

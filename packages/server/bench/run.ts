@@ -8,7 +8,7 @@
  * request does not depend on what else the machine is doing, so its ratio is the steadier figure
  * of the server's overhead on a shared machine.
  * Prints a table and writes it to bench/results/latest.md. BENCH_SECONDS (default 5) and
- * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring> selects scenarios.
+ * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring>[|<substring>…] selects scenarios.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { benchDatabaseUrl } from './target.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 1);
-const only = process.env.BENCH_ONLY;
+const only = process.env.BENCH_ONLY?.split('|').filter(Boolean);
 const url = benchDatabaseUrl();
 const here = new URL('.', import.meta.url).pathname;
 const serverDir = join(here, '..');
@@ -40,11 +40,14 @@ const middle = await sql<{
 }>`select created_at::text as k, id from transports order by created_at desc, id desc offset ${Math.floor(transports / 2)} limit 1`.execute(
   db,
 );
+const topic = await sql<{ id: number }>`select id from forum_topics order by messages_count desc, id limit 1`.execute(db);
 await db.destroy();
 const deepCursor = Buffer.from(
   JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
 ).toString('base64url');
-const list = scenarios({ transportId, deepCursor }).filter((s) => !only || s.name.includes(only));
+const list = scenarios({ transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1 }).filter(
+  (s) => !only || only.some((o) => s.name.includes(o)),
+);
 
 const replays = await captureStatements(url, list);
 const work = mkdtempSync(join(tmpdir(), 'transport-ops-bench-'));

@@ -25,6 +25,8 @@ export interface Context {
   transportId: number;
   /** A keyset cursor half-way through the supervisor's transports (newest first). */
   deepCursor: string;
+  /** The forum topic with the most messages. */
+  topicId: number;
 }
 
 const list = (name: string, role: Role, path: string): Scenario => ({ name, role, method: 'GET', path, list: true });
@@ -78,6 +80,40 @@ export function scenarios(c: Context): Scenario[] {
     list('customers search', 'admin', '/admin/actors/customers?search=lyon'),
     list('agents, supervisor', 'supervisor', '/admin/actors/agents'),
     list('actor stats', 'admin', '/admin/actors/stats'),
+    list('actor stats, team manager', 'manager', '/admin/actors/stats?days=90&top=10'),
+    list('transports vehicle type, sortBy=status ASC', 'supervisor', '/trade/transports?vehicleTypeId=1&sortBy=status&sortOrder=ASC'),
+    list('transports unloadingPoint filter', 'manager', '/trade/transports?unloadingPoint=dakar'),
+    list('transports search, agent', 'agent', '/trade/transports?search=steel'),
+    list('admin transports pending since a date', 'supervisor', '/admin/transports?status=PENDING&startDate=2026-01-01T00:00:00Z'),
+    list('transport stats, 90 days', 'supervisor', '/admin/transports/stats?days=90'),
+    list('complaints, agent status filter', 'agent', '/trade/complaints?status=PENDING&sortBy=updatedAt'),
+    list('admin complaints page=500', 'supervisor', '/admin/complaints?page=500'),
+    list('complaint stats, team manager', 'manager', '/admin/complaints/stats?days=90'),
+    list('report statistics, supervisor', 'supervisor', '/admin/reports/statistics'),
+    list('report statistics, team manager', 'manager', '/admin/reports/statistics?startDate=2026-01-01T00:00:00Z'),
+    list('forum topics closed', 'agent', '/trade/forum/topics?status=CLOSED'),
+    list('forum topics most messages', 'supervisor', '/trade/forum/topics?sortBy=messages_count'),
+    list('topic messages', 'agent', `/trade/forum/topics/${c.topicId}/messages`),
+    list('forum tags', 'agent', '/trade/forum/tags'),
+    list('my forum reports', 'agent', '/trade/forum/my-reports'),
+    list('forum subscriptions', 'agent', '/trade/forum/subscriptions'),
+    list('reported messages', 'supervisor', '/admin/forum/reported-messages'),
+    list('announcements, high priority', 'agent', '/trade/announcements?priority=HIGH&page=2'),
+    list('admin announcements search', 'admin', '/admin/announcements?search=customs&sortBy=title'),
+    list('admins', 'admin', '/admin/actors/admins'),
+    list('agents, team manager', 'manager', '/admin/actors/agents?isActive=true'),
+    list('customers, team manager', 'manager', '/admin/actors/customers?sortBy=lastName'),
+    list('customers page=1000', 'admin', '/admin/actors/customers?page=1000'),
+    list('users, supervisor', 'supervisor', '/admin/users?sortBy=username'),
+    list('users, team manager', 'manager', '/admin/users'),
+    list('sessions', 'supervisor', '/admin/users/sessions'),
+    list('organizations', 'supervisor', '/admin/organizations'),
+    list('notifications', 'admin', '/admin/notifications'),
+    list('tutorials', 'agent', '/trade/tutorials'),
+    list('tutorials search', 'agent', '/trade/tutorials/search?q=customs'),
+    list('admin tutorials', 'admin', '/admin/tutorials'),
+    list('configuration: categories', 'supervisor', '/admin/configurations/categories?scope=FORUM'),
+    list('configuration: vehicle types', 'supervisor', '/admin/configurations/vehicle-types'),
     { name: 'transport detail', role: 'supervisor', method: 'GET', path: `/trade/transports/${c.transportId}`, list: false },
     {
       name: 'create transport',

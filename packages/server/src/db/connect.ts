@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -95,13 +96,13 @@ class ResilientClient extends pg.Client {
 }
 
 /**
- * A PGlite instance as the API needs it: the extensions its migrations create (pg_trgm) and numbers
+ * A PGlite instance as the API needs it: the extensions its migrations create (pg_trgm, btree_gin) and numbers
  * parsed as numbers. Every embedded database is opened here (server, sandbox, test templates).
  */
 export function openPGlite(options: { dataDir?: string; loadDataDir?: Blob } = {}): PGlite {
   return new PGlite({
     ...options,
-    extensions: { pg_trgm },
+    extensions: { btree_gin, pg_trgm },
     parsers: {
       20: (v: string) => Number.parseInt(v, 10),
       1700: (v: string) => Number.parseFloat(v),

@@ -132,6 +132,8 @@ export interface ActorsTable {
   organization_id: number | null;
   user_id: number | null;
   is_active: Generated<boolean>;
+  /** Transports naming this customer, kept by a trigger on transports (0007). */
+  transports_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -419,6 +421,26 @@ export interface ForumReportsTable {
   created_at: Timestamp;
 }
 
+/** Forum totals per topic category (0: none), kept by triggers on topics and messages (0007). */
+export interface ForumCategoryCountsTable {
+  category_id: number;
+  topics: number;
+  topics_hidden: number;
+  topics_active: number;
+  topics_closed: number;
+  topics_archived: number;
+  /** Messages not deleted (hidden ones included). */
+  messages: number;
+  messages_hidden: number;
+  messages_deleted: number;
+}
+
+/** Forum reports per status, kept by a trigger on forum_reports (0007). */
+export interface ForumReportCountsTable {
+  status: ReportStatus;
+  reports: number;
+}
+
 export interface AnnouncementsTable {
   id: Generated<number>;
   public_id: Generated<string>;
@@ -552,6 +574,8 @@ export interface Database {
   forum_topic_likes: ForumTopicLikesTable;
   forum_subscriptions: ForumSubscriptionsTable;
   forum_reports: ForumReportsTable;
+  forum_category_counts: ForumCategoryCountsTable;
+  forum_report_counts: ForumReportCountsTable;
   announcements: AnnouncementsTable;
   announcement_tags: AnnouncementTagsTable;
   announcement_reads: AnnouncementReadsTable;

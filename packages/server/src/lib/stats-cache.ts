@@ -1,20 +1,26 @@
 import { sql, type Kysely } from 'kysely';
 
-/** How long a computed statistics answer may be reused while its table has not changed. */
+/** How long a computed statistics answer may be reused while its tables have not changed. */
 export const STATS_TTL_MS = 10_000;
 const MAX_ENTRIES = 500;
 
+/** Tables with a change counter (`<table>_change_seq`, migrations 0004 and 0007). */
+export type CountedTable = 'transports' | 'complaints' | 'forum_topics' | 'forum_messages' | 'forum_reports' | 'categories' | 'actors';
+
 /**
- * A short cache for statistics of one table, invalidated by the table's change counter (a
- * sequence advanced by every writing statement, see migration 0004): an entry is reused only
- * while the counter is unchanged and for at most STATS_TTL_MS; reading the counter costs one
- * trivial query. Concurrent requests for the same key share one computation.
+ * A short cache for statistics read from some tables, invalidated by the tables' change counters
+ * (sequences advanced by every writing statement that touches a column the statistics read): an
+ * entry is reused only while every counter is unchanged and for at most STATS_TTL_MS; reading the
+ * counters costs one trivial query. Concurrent requests for the same key share one computation.
  */
-export function statsCache<T>(table: 'transports' | 'complaints') {
+export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
   const entries = new Map<string, { version: string; at: number; value: Promise<T> }>();
-  const counter = sql.table(`${table}_change_seq`);
+  const counters = sql.join(
+    tables.map((table) => sql`(select last_value::text || is_called::text from ${sql.table(`${table}_change_seq`)})`),
+    sql` || ':' || `,
+  );
   return async (db: Kysely<any>, key: string, compute: () => Promise<T>): Promise<T> => {
-    const { rows } = await sql<{ v: string }>`select last_value::text || is_called::text as v from ${counter}`.execute(db);
+    const { rows } = await sql<{ v: string }>`select ${counters} as v`.execute(db);
     const version = rows[0]?.v ?? '';
     const hit = entries.get(key);
     if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) return hit.value;

@@ -64,7 +64,9 @@ const TABLES = [
   'content_views',
   'countries',
   'file_deletions',
+  'forum_category_counts',
   'forum_messages',
+  'forum_report_counts',
   'forum_reports',
   'forum_subscriptions',
   'forum_topic_likes',
@@ -192,6 +194,23 @@ describe.each(targets)('database on $name', (target) => {
         db,
         sql<{ n: number }>`select count(*) as n from announcements a where
       likes_count <> (select count(*) from announcement_likes l where l.announcement_id = a.id)`,
+      ),
+    ).toBe(0);
+    // Kept by triggers (0007): each customer's transports, the forum totals of each category.
+    expect(
+      await count(
+        db,
+        sql<{ n: number }>`select count(*) as n from actors a where
+      transports_count <> (select count(*) from transports t where t.customer_id = a.id)`,
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        db,
+        sql<{ n: number }>`select count(*) as n from categories c left join forum_category_counts f on f.category_id = c.id where
+      coalesce(f.topics, 0) <> (select count(*) from forum_topics t where t.category_id = c.id)
+      or coalesce(f.messages, 0) <> (select count(*) from forum_messages m join forum_topics t on t.id = m.topic_id
+        where t.category_id = c.id and m.deleted_at is null)`,
       ),
     ).toBe(0);
     expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_votes where vote = 'LIKE'`)).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import * as m0003 from './0003_workflows.js';
 import * as m0004 from './0004_scale.js';
 import * as m0005 from './0005_structure.js';
 import * as m0006 from './0006_file_store.js';
+import * as m0007 from './0007_scale_statistics.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0004_scale': m0004,
   '0005_structure': m0005,
   '0006_file_store': m0006,
+  '0007_scale_statistics': m0007,
 };

@@ -150,10 +150,10 @@ export function familyHandlers<R>(family: Family<R>) {
         sortBy: q.sortBy ?? 'createdAt',
         sortOrder: q.sortOrder ?? 'DESC',
       };
-      const { rows, total } = await repo.listActors(req.server.db, role, readScope(auth), filters);
+      const { rows, total, exact } = await repo.listActors(req.server.db, role, readScope(auth), filters);
       return {
         message: `${label}s retrieved`,
-        result: { data: rows.map(family.toResult), meta: pageMeta(total, filters.page, filters.limit) },
+        result: { data: rows.map(family.toResult), meta: { ...pageMeta(total, filters.page, filters.limit), total_is_exact: exact } },
       };
     },
 

@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ActorRole, ActorUpdate, Database, NewActor } from '../../db/schema.js';
-import { fetchPage } from '../../lib/paging.js';
+import { fetchIdPage } from '../../lib/id-paging.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
@@ -52,24 +52,32 @@ export type ActorFilters = Defaulted<Omit<Query<'listAdmins'>, 'page' | 'limit'>
 
 const SORT_COLUMNS = { createdAt: 'a.created_at', lastName: 'a.last_name', firstName: 'a.first_name' } as const;
 
-export async function listActors(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: ActorFilters) {
+/** A family's actors in `scope` that pass the filters, in the list's order: the base table only, no joins. */
+export function listBase(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: Omit<ActorFilters, 'page' | 'limit'>) {
   const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  let query = selectActors(db, role).where(scope);
+  let base = db.selectFrom('actors as a').where('a.actor_role', '=', role).where(scope);
   if (f.search !== undefined) {
-    const pattern = containing(f.search);
-    query = query.where((eb) =>
-      eb.or([
-        eb('a.first_name', 'ilike', pattern),
-        eb('a.last_name', 'ilike', pattern),
-        eb('a.email', 'ilike', pattern),
-        eb('a.phone', 'ilike', pattern),
-      ]),
+    // The expression of the trigram index actors_search_trgm_idx (migration 0007): names, e-mail and phone.
+    base = base.where(
+      sql`a.first_name || ' ' || a.last_name || ' ' || coalesce(a.email, '') || ' ' || coalesce(a.phone, '')`,
+      'ilike',
+      containing(f.search),
     );
   }
-  if (f.isActive !== undefined) query = query.where('a.is_active', '=', f.isActive);
-  if (f.organizationId !== undefined) query = query.where('a.organization_id', '=', f.organizationId);
-  query = query.orderBy(SORT_COLUMNS[f.sortBy], direction).orderBy('a.id', direction);
-  return fetchPage(query, f.page, f.limit);
+  if (f.isActive !== undefined) base = base.where('a.is_active', '=', f.isActive);
+  if (f.organizationId !== undefined) base = base.where('a.organization_id', '=', f.organizationId);
+  return base.orderBy(SORT_COLUMNS[f.sortBy], direction).orderBy('a.id', direction);
+}
+
+/** One page of a family's actors in `scope`: ids from the filtered base table (no joins), then their rows; the total on the base table. */
+export function listActors(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: ActorFilters) {
+  return fetchIdPage(db, listBase(db, role, scope, f), {
+    id: 'a.id',
+    page: f.page,
+    limit: f.limit,
+    load: (ids) => selectActors(db, role).where('a.id', 'in', ids).execute(),
+    idOf: (row) => row.id,
+  });
 }
 
 export const findActor = (db: Kysely<Database>, role: ActorRole, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>

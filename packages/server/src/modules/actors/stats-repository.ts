@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
-import { ownedBy, withinTeam } from '../../lib/scope.js';
+import { hasGlobalView, ownedBy, withinTeam } from '../../lib/scope.js';
+import { statsCache } from '../../lib/stats-cache.js';
 import type { AuthContext } from '../../plugins/security.js';
 
 const counted = (total: unknown, active: unknown) => {
@@ -10,11 +11,52 @@ const counted = (total: unknown, active: unknown) => {
   return { total: t, active: a, inactive: t - a };
 };
 
+const cache = statsCache<Result<'getActorStats'>>('actors', 'transports');
+
 /**
  * Family counts in one pass over actors (grouped by filters), then the top customers by their
  * transports. A team manager's agents and top customers are limited to their organization subtree.
+ * The answer is reused per scope while no counted actor or transport column changes (statsCache).
  */
-export async function actorStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
+export function actorStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
+  const { sql: text, parameters } = sql`${withinTeam(auth, 'a.organization_id')} ${ownedBy(auth, 't.created_by')}`.compile(db);
+  return cache(db, JSON.stringify([text, parameters, days, top]), () => computeStats(db, auth, days, top));
+}
+
+/**
+ * Every customer's transports are counted by the database as they are written
+ * (`actors.transports_count`, migration 0007): with a global view, the top customers are an index
+ * read. A team's top customers are grouped from the team's transports (index on creator and customer).
+ */
+export function topCustomersQuery(db: Kysely<Database>, auth: AuthContext, top: number) {
+  if (hasGlobalView(auth)) {
+    return db
+      .selectFrom('actors as a')
+      .where('a.actor_role', '=', 'CUSTOMER')
+      .where('a.transports_count', '>', 0)
+      .select(['a.id', 'a.first_name', 'a.last_name', 'a.transports_count as transports'])
+      .orderBy('a.transports_count', 'desc')
+      .orderBy('a.id', 'asc')
+      .limit(top);
+  }
+  // The team's transports are grouped first (an index-only range per member), then their customers read by id.
+  const counts = db
+    .selectFrom('transports as t')
+    .where(ownedBy(auth, 't.created_by'))
+    .where('t.customer_id', 'is not', null)
+    .groupBy('t.customer_id')
+    .select((eb) => ['t.customer_id', eb.fn.countAll<number>().as('n')]);
+  return db
+    .selectFrom(counts.as('c'))
+    .innerJoin('actors as a', 'a.id', 'c.customer_id')
+    .where('a.actor_role', '=', 'CUSTOMER')
+    .select(['a.id', 'a.first_name', 'a.last_name', 'c.n as transports'])
+    .orderBy('c.n', 'desc')
+    .orderBy('a.id', 'asc')
+    .limit(top);
+}
+
+async function computeStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
   const agents = withinTeam(auth, 'a.organization_id');
   const row = await db
     .selectFrom('actors as a')
@@ -31,24 +73,14 @@ export async function actorStats(db: Kysely<Database>, auth: AuthContext, days: 
     ])
     .executeTakeFirstOrThrow();
 
-  const topCustomers = await db
-    .selectFrom('actors as a')
-    .innerJoin('transports as t', 't.customer_id', 'a.id')
-    .where('a.actor_role', '=', 'CUSTOMER')
-    .where(ownedBy(auth, 't.created_by'))
-    .groupBy(['a.id', 'a.first_name', 'a.last_name'])
-    .select((eb) => ['a.id', 'a.first_name', 'a.last_name', eb.fn.countAll<number>().as('transports')])
-    .orderBy('transports', 'desc')
-    .orderBy('a.id', 'asc')
-    .limit(top)
-    .execute();
+  const customers = await topCustomersQuery(db, auth, top).execute();
 
   return {
     admins: counted(row.admins, row.admins_active),
     agents: counted(row.agents, row.agents_active),
     customers: counted(row.customers, row.customers_active),
     newCustomers: { days, count: Number(row.new_customers) },
-    topCustomers: topCustomers.map((c) => ({
+    topCustomers: customers.map((c) => ({
       id: c.id,
       firstName: c.first_name,
       lastName: c.last_name,

@@ -140,10 +140,13 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
     const q = req.query;
     const query = { ...q, page: q.page ?? 1, limit: q.limit ?? 10, sortBy: q.sortBy ?? 'createdAt', sortOrder: q.sortOrder ?? 'DESC' };
     const now = new Date();
-    const { rows, total } = await listAll(req.server.db, now, query);
+    const { rows, total, exact } = await listAll(req.server.db, now, query);
     return {
       message: 'Announcements retrieved successfully',
-      result: { data: rows.map((r) => toAdminListItem(r, now)), meta: pageMeta(total, query.page, query.limit) },
+      result: {
+        data: rows.map((r) => toAdminListItem(r, now)),
+        meta: { ...pageMeta(total, query.page, query.limit), total_is_exact: exact },
+      },
     };
   },
 

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { AnnouncementStatus, AnnouncementUpdate, Database, NewAnnouncement } from '../../db/schema.js';
-import { fetchPage } from '../../lib/paging.js';
+import { fetchIdPage } from '../../lib/id-paging.js';
 import { containing } from '../../lib/text.js';
 import { selectAnnouncements } from './repository.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
@@ -30,8 +30,9 @@ function hasReportedStatus(status: AnnouncementStatus, now: Date) {
   }
 }
 
+/** One page of every announcement: ids from the filtered base table, then their rows; the total on the base table. */
 export function listAll(db: Kysely<Database>, now: Date, q: AdminListQuery) {
-  let query = selectAnnouncements(db);
+  let query = db.selectFrom('announcements as a');
   if (q.status !== undefined) query = query.where(hasReportedStatus(q.status, now));
   if (q.priority !== undefined) query = query.where('a.priority', '=', q.priority);
   if (q.categoryId !== undefined) query = query.where('a.category_id', '=', q.categoryId);
@@ -46,7 +47,13 @@ export function listAll(db: Kysely<Database>, now: Date, q: AdminListQuery) {
   if (q.endDate !== undefined) query = query.where('a.created_at', '<=', new Date(q.endDate));
   const direction = q.sortOrder === 'ASC' ? sql`asc` : sql`desc`;
   const ordered = query.orderBy(sql`${SORT_COLUMNS[q.sortBy]} ${direction} nulls last`).orderBy('a.id', 'desc');
-  return fetchPage(ordered, q.page, q.limit);
+  return fetchIdPage(db, ordered, {
+    id: 'a.id',
+    page: q.page,
+    limit: q.limit,
+    load: (ids) => selectAnnouncements(db).where('a.id', 'in', ids).execute(),
+    idOf: (row) => row.id,
+  });
 }
 
 /** True when an active category of scope ANNOUNCEMENT has this id. */

@@ -1,6 +1,7 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database, Priority } from '../../db/schema.js';
+import { fetchIdPage } from '../../lib/id-paging.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
@@ -109,17 +110,24 @@ export type VisibilityRow = NonNullable<Awaited<ReturnType<typeof findVisibility
 
 export type UserListQuery = Defaulted<Query<'listAnnouncements'>, 'page' | 'limit'>;
 
+/** One page of the announcements visible to `audience`: ids from the filtered base table, then their rows; the total on the base table. */
 export function listVisible(db: Kysely<Database>, audience: Audience, now: Date, q: UserListQuery) {
-  let query = selectAnnouncements(db).where(visibleTo(audience, now));
-  if (q.categoryId !== undefined) query = query.where('a.category_id', '=', q.categoryId);
-  if (q.priority !== undefined) query = query.where('a.priority', '=', q.priority);
+  let base = db.selectFrom('announcements as a').where(visibleTo(audience, now));
+  if (q.categoryId !== undefined) base = base.where('a.category_id', '=', q.categoryId);
+  if (q.priority !== undefined) base = base.where('a.priority', '=', q.priority);
   if (q.search !== undefined) {
     const pattern = containing(q.search);
-    query = query.where((eb) => eb.or([eb('a.title', 'ilike', pattern), eb('a.content', 'ilike', pattern)]));
+    base = base.where((eb) => eb.or([eb('a.title', 'ilike', pattern), eb('a.content', 'ilike', pattern)]));
   }
-  if (q.startDate !== undefined) query = query.where('a.published_at', '>=', new Date(q.startDate));
-  if (q.endDate !== undefined) query = query.where('a.published_at', '<=', new Date(q.endDate));
-  return fetchPage(query.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), q.page, q.limit);
+  if (q.startDate !== undefined) base = base.where('a.published_at', '>=', new Date(q.startDate));
+  if (q.endDate !== undefined) base = base.where('a.published_at', '<=', new Date(q.endDate));
+  return fetchIdPage(db, base.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), {
+    id: 'a.id',
+    page: q.page,
+    limit: q.limit,
+    load: (ids) => selectAnnouncements(db).where('a.id', 'in', ids).execute(),
+    idOf: (row) => row.id,
+  });
 }
 
 /** The caller's read and like state of some announcements. */

@@ -67,9 +67,9 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     const audience = await audienceOf(db, auth);
     const now = new Date();
     const page = await announcementCache(req.server).remember(`list:${audienceKey(audience)}:${digest(query)}`, LIST_TTL_MS, async () => {
-      const { rows, total } = await listVisible(db, audience, now, query);
+      const { rows, total, exact } = await listVisible(db, audience, now, query);
       return {
-        value: { data: rows.map(toListItem), meta: pageMeta(total, query.page, query.limit) },
+        value: { data: rows.map(toListItem), meta: { ...pageMeta(total, query.page, query.limit), total_is_exact: exact } },
         ttlMs: await untilNextExpiry(db, now),
       };
     });

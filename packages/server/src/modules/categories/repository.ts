@@ -11,9 +11,12 @@ type Db = Kysely<Database>;
 export const DEFAULT_COLOR = '#607D8B';
 export const DEFAULT_ICON = 'folder';
 
-/** Records of every module pointing at the category (they are all of its scope when the modules obey the scope). */
+/**
+ * Records of every module pointing at the category (they are all of its scope when the modules obey
+ * the scope). Forum topics come from the per-category counters the database keeps (migration 0007).
+ */
 const usageCount = sql<number>`(
-  (select count(*) from forum_topics t where t.category_id = c.id)
+  coalesce((select f.topics from forum_category_counts f where f.category_id = c.id), 0)
   + (select count(*) from announcements a where a.category_id = c.id)
   + (select count(*) from tutorials tu where tu.category_id = c.id)
 )::int`;

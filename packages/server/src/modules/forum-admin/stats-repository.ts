@@ -1,80 +1,90 @@
 import type { components } from '@transport-ops/contract';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { statsCache } from '../../lib/stats-cache.js';
 
 type ForumStats = components['schemas']['ForumStats'];
 
-const count = (condition?: RawBuilder<unknown>) =>
-  condition === undefined ? sql<number>`count(*)::int` : sql<number>`(count(*) filter (where ${condition}))::int`;
+const cache = statsCache<ForumStats>('forum_topics', 'forum_messages', 'forum_reports', 'categories');
 
-/** Forum activity by SQL aggregation over the whole forum, hidden content included. */
-export async function forumStats(db: Kysely<Database>): Promise<ForumStats> {
+/**
+ * Forum activity, hidden content included. Totals come from the counters the database keeps per
+ * category (forum_category_counts, forum_report_counts: migration 0007), the 30-day figures from
+ * index ranges; the answer is reused while no counted forum column changes (statsCache).
+ */
+export function forumStats(db: Kysely<Database>): Promise<ForumStats> {
+  return cache(db, 'forum', () => computeStats(db));
+}
+
+/** The 30-day figures, by index ranges on (created_at, author_id): the window's rows only, however old the forum. */
+export function recentActivityQuery() {
   const since = sql`now() - interval '30 days'`;
-  const [topics, messages, reports, categories, authors] = await Promise.all([
+  return sql<{ messages: number; authors: number }>`select
+      (select count(*)::int from forum_messages where created_at >= ${since} and deleted_at is null) as messages,
+      (select count(distinct author_id)::int from (
+        select author_id from forum_topics where created_at >= ${since}
+        union all
+        select author_id from forum_messages where created_at >= ${since}
+      ) a) as authors`;
+}
+
+async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
+  const sum = (column: string) => sql<number>`coalesce(sum(${sql.ref(column)}), 0)::int`;
+  const [totals, reports, categories, recent] = await Promise.all([
     db
-      .selectFrom('forum_topics')
+      .selectFrom('forum_category_counts')
       .select([
-        count().as('total'),
-        count(sql`is_hidden`).as('hidden'),
-        count(sql`status = 'ACTIVE'`).as('active'),
-        count(sql`status = 'CLOSED'`).as('closed'),
-        count(sql`status = 'ARCHIVED'`).as('archived'),
+        sum('topics').as('topics'),
+        sum('topics_hidden').as('topics_hidden'),
+        sum('topics_active').as('active'),
+        sum('topics_closed').as('closed'),
+        sum('topics_archived').as('archived'),
+        sum('messages').as('messages'),
+        sum('messages_hidden').as('messages_hidden'),
+        sum('messages_deleted').as('messages_deleted'),
       ])
       .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('forum_messages')
-      .select([
-        count(sql`deleted_at is null`).as('total'),
-        count(sql`deleted_at is null and is_hidden`).as('hidden'),
-        count(sql`deleted_at is not null`).as('deleted'),
-        count(sql`deleted_at is null and created_at >= ${since}`).as('last_30_days'),
-      ])
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('forum_reports')
-      .select([
-        count().as('total'),
-        count(sql`status = 'PENDING'`).as('pending'),
-        count(sql`status = 'RESOLVED'`).as('resolved'),
-        count(sql`status = 'DISMISSED'`).as('dismissed'),
-      ])
-      .executeTakeFirstOrThrow(),
+    db.selectFrom('forum_report_counts').select(['status', 'reports']).execute(),
     db
       .selectFrom('categories as c')
-      .leftJoin('forum_topics as t', 't.category_id', 'c.id')
-      .leftJoin('forum_messages as m', (join) => join.onRef('m.topic_id', '=', 't.id').on('m.deleted_at', 'is', null))
+      .leftJoin('forum_category_counts as n', 'n.category_id', 'c.id')
       .select([
         'c.id',
         'c.name',
-        sql<number>`count(distinct t.id)::int`.as('topics_count'),
-        sql<number>`count(m.id)::int`.as('messages_count'),
+        sql<number>`coalesce(n.topics, 0)`.as('topics_count'),
+        sql<number>`coalesce(n.messages, 0)`.as('messages_count'),
       ])
       .where('c.scope', '=', 'FORUM')
-      .groupBy(['c.id', 'c.name'])
       .orderBy('topics_count', 'desc')
       .orderBy('messages_count', 'desc')
       .orderBy('c.id', 'asc')
       .limit(5)
       .execute(),
-    sql<{ n: number }>`select count(distinct author_id)::int as n from (
-        select author_id from forum_topics where created_at >= ${since}
-        union all
-        select author_id from forum_messages where created_at >= ${since}
-      ) recent`.execute(db),
+    recentActivityQuery().execute(db),
   ]);
+  const byStatus = { PENDING: 0, RESOLVED: 0, DISMISSED: 0 };
+  for (const r of reports) byStatus[r.status] = r.reports;
+  const window = recent.rows[0];
   return {
     topics: {
-      total: topics.total,
-      hidden: topics.hidden,
-      byStatus: { ACTIVE: topics.active, CLOSED: topics.closed, ARCHIVED: topics.archived },
+      total: totals.topics,
+      hidden: totals.topics_hidden,
+      byStatus: { ACTIVE: totals.active, CLOSED: totals.closed, ARCHIVED: totals.archived },
     },
-    messages: { total: messages.total, hidden: messages.hidden, deleted: messages.deleted, last30Days: messages.last_30_days },
-    reports: {
-      total: reports.total,
-      byStatus: { PENDING: reports.pending, RESOLVED: reports.resolved, DISMISSED: reports.dismissed },
+    messages: {
+      total: totals.messages,
+      hidden: totals.messages_hidden,
+      deleted: totals.messages_deleted,
+      last30Days: window?.messages ?? 0,
     },
-    topCategories: categories.map((c) => ({ id: c.id, name: c.name, topicsCount: c.topics_count, messagesCount: c.messages_count })),
-    activeAuthorsLast30Days: authors.rows[0]?.n ?? 0,
+    reports: { total: byStatus.PENDING + byStatus.RESOLVED + byStatus.DISMISSED, byStatus },
+    topCategories: categories.map((c) => ({
+      id: c.id,
+      name: c.name,
+      topicsCount: Number(c.topics_count),
+      messagesCount: Number(c.messages_count),
+    })),
+    activeAuthorsLast30Days: window?.authors ?? 0,
     generatedAt: new Date().toISOString(),
   };
 }

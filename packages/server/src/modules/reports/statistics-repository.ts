@@ -3,6 +3,7 @@ import { type Expression, type Kysely, sql, type SqlBool } from 'kysely';
 import { enumValues } from '../../contract.js';
 import type { Database } from '../../db/schema.js';
 import { hasGlobalView, ownedBy } from '../../lib/scope.js';
+import { statsCache } from '../../lib/stats-cache.js';
 import type { AuthContext } from '../../plugins/security.js';
 
 type Db = Kysely<Database>;
@@ -106,7 +107,19 @@ async function userFigures(db: Db, auth: AuthContext, p: Period): Promise<Statis
     }));
 }
 
-export async function reportStatistics(db: Db, auth: AuthContext, p: Period): Promise<Statistics> {
+const cache = statsCache<Statistics>('transports', 'complaints');
+
+/**
+ * The report over the caller's scope and period, aggregated by the database; reused for callers of
+ * the same scope and period while no transport or complaint changes, for at most a few seconds
+ * (statsCache: resolutions are recorded with a complaint change).
+ */
+export function reportStatistics(db: Db, auth: AuthContext, p: Period): Promise<Statistics> {
+  const { sql: text, parameters } = sql`${ownedBy(auth, 'u.id')}`.compile(db);
+  return cache(db, JSON.stringify([text, parameters, p.startDate ?? null, p.endDate ?? null]), () => computeStatistics(db, auth, p));
+}
+
+async function computeStatistics(db: Db, auth: AuthContext, p: Period): Promise<Statistics> {
   return {
     scope: hasGlobalView(auth) ? 'GLOBAL' : 'TEAM',
     startDate: p.startDate ?? null,

@@ -29,7 +29,7 @@ describe('GET /admin/actors/admins (listAdmins)', () => {
     const admin = await t.token('admin');
     const res = await t.call('listAdmins', { token: admin, query: { search: 'dubois', limit: 5 } });
     expect(res.status).toBe(200);
-    expect(res.body.result.meta).toEqual({ total: 1, current_page: 1, total_pages: 1, limit: 5 });
+    expect(res.body.result.meta).toEqual({ total: 1, current_page: 1, total_pages: 1, limit: 5, total_is_exact: true });
     expect(res.body.result.data[0]).toMatchObject({
       actorRole: 'ADMIN',
       firstName: 'Claire',

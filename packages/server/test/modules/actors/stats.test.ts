@@ -82,6 +82,30 @@ describe('GET /admin/actors/stats (getActorStats)', () => {
     expect(stats.topCustomers).toEqual(top);
   });
 
+  it("keeps each customer's transports count equal to a recount through new, reassigned and deleted transports", async () => {
+    const customers = await t.db.selectFrom('actors').select('id').where('actor_role', '=', 'CUSTOMER').orderBy('id').limit(2).execute();
+    const [first, second] = [customers[0]!.id, customers[1]!.id];
+    const copy = (customer: number | null) =>
+      sql<{
+        id: number;
+      }>`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, product_label, customer_id, created_by)
+        select charger_first_name, charger_last_name, vehicle_type_id, loading_point, product_label, ${customer}, created_by from transports order by id limit 1
+        returning id`.execute(t.db);
+    const a = (await copy(first)).rows[0]!.id;
+    const b = (await copy(null)).rows[0]!.id;
+    await t.db.updateTable('transports').set({ customer_id: second }).where('id', '=', a).execute();
+    await t.db.updateTable('transports').set({ customer_id: first }).where('id', '=', b).execute();
+    await t.db.updateTable('transports').set({ product_label: 'Renamed' }).where('id', '=', b).execute();
+    const c = (await copy(second)).rows[0]!.id;
+    await t.db.deleteFrom('transports').where('id', 'in', [a, c]).execute();
+
+    const drift = await sql<{ id: number }>`select a.id from actors a
+      where a.transports_count <> (select count(*) from transports t where t.customer_id = a.id)`.execute(t.db);
+    expect(drift.rows).toEqual([]);
+    const counts = await t.db.selectFrom('actors').select(['id', 'transports_count']).where('id', 'in', [first, second]).execute();
+    expect(counts.every((r) => r.transports_count > 0)).toBe(true);
+  });
+
   it('refuses days out of range with 400 and an agent with 403', async () => {
     expectInvalid(await t.call('getActorStats', { token: await t.token('admin'), query: { days: 0 } }), 'querystring/days must be >= 1');
     expectInvalid(await t.call('getActorStats', { token: await t.token('admin'), query: { top: 51 } }), 'querystring/top must be <= 50');

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { addMessage, createTopic, deleteMessage, report, userId } from './fixtures.js';
@@ -72,6 +73,42 @@ describe('GET /admin/forum/stats', () => {
       },
     });
     expect(after.topCategories[0]).toMatchObject({ id: category.id, name: 'Regulations', topicsCount: 2, messagesCount: 4 + 3 });
+  });
+
+  it('keeps its counters equal to a recount through category moves, status changes and deleted topics', async () => {
+    const agent = await userId(t.db, 'agent');
+    const forum = await t.db.selectFrom('categories').select('id').where('scope', '=', 'FORUM').orderBy('id').limit(2).execute();
+    const [from, to] = [forum[0]!.id, forum[1]!.id];
+    const moved = await createTopic(t.db, agent, { categoryId: from });
+    await addMessage(t.db, moved.topicId, agent, { parentId: moved.mainId });
+    await deleteMessage(t.db, await addMessage(t.db, moved.topicId, agent, { parentId: moved.mainId }));
+    await t.db.updateTable('forum_messages').set({ is_hidden: true }).where('id', '=', moved.mainId).execute();
+    await t.db
+      .updateTable('forum_topics')
+      .set({ category_id: to, status: 'CLOSED', is_hidden: true })
+      .where('id', '=', moved.topicId)
+      .execute();
+    const gone = await createTopic(t.db, agent, { categoryId: to });
+    await addMessage(t.db, gone.topicId, agent, { parentId: gone.mainId });
+    await t.db.deleteFrom('forum_topics').where('id', '=', gone.topicId).execute();
+    const orphan = await createTopic(t.db, agent, { categoryId: null });
+    await t.db.updateTable('forum_topics').set({ category_id: from }).where('id', '=', orphan.topicId).execute();
+
+    const kept = await sql<Record<string, number>>`select category_id, topics, topics_hidden, topics_active, topics_closed, topics_archived,
+        messages, messages_hidden, messages_deleted from forum_category_counts
+      where topics <> 0 or messages <> 0 or messages_deleted <> 0 order by category_id`.execute(t.db);
+    const recounted = await sql<Record<string, number>>`select coalesce(t.category_id, 0) as category_id, count(*)::int as topics,
+        (count(*) filter (where t.is_hidden))::int as topics_hidden, (count(*) filter (where t.status = 'ACTIVE'))::int as topics_active,
+        (count(*) filter (where t.status = 'CLOSED'))::int as topics_closed, (count(*) filter (where t.status = 'ARCHIVED'))::int as topics_archived,
+        coalesce(sum(m.live), 0)::int as messages, coalesce(sum(m.hidden), 0)::int as messages_hidden, coalesce(sum(m.deleted), 0)::int as messages_deleted
+      from forum_topics t left join lateral (
+        select count(*) filter (where deleted_at is null) as live, count(*) filter (where deleted_at is null and is_hidden) as hidden,
+          count(*) filter (where deleted_at is not null) as deleted from forum_messages where topic_id = t.id) m on true
+      group by 1 order by 1`.execute(t.db);
+    expect(kept.rows).toEqual(recounted.rows);
+    const reports = await sql`select status, reports from forum_report_counts where reports <> 0 order by status`.execute(t.db);
+    const reportsRecounted = await sql`select status, count(*)::int as reports from forum_reports group by 1 order by 1`.execute(t.db);
+    expect(reports.rows).toEqual(reportsRecounted.rows);
   });
 
   it('refuses agents and team managers with 403 FORBIDDEN', async () => {

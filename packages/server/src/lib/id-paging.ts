@@ -1,0 +1,37 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { countCapped } from './paging.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyQuery = SelectQueryBuilder<any, any, any>;
+
+export interface IdPageRequest<Row> {
+  /** The id column of the base table, e.g. `a.id`; the page is ordered by `base`'s own order. */
+  id: string;
+  page: number;
+  limit: number;
+  /** The full rows of some ids (any order): joins and computed columns run for the page only. */
+  load: (ids: number[]) => Promise<Row[]>;
+  idOf: (row: Row) => number;
+}
+
+/**
+ * One offset page of `base` (the filtered, ordered base table: no joins) for lists without keyset
+ * paging: the page's ids first, then `load` fetches their full rows, and the total is counted on
+ * `base` alone, exact up to COUNT_CAP (countCapped).
+ */
+export async function fetchIdPage<Row>(
+  db: Kysely<any>,
+  base: AnyQuery,
+  r: IdPageRequest<Row>,
+): Promise<{ rows: Row[]; total: number; exact: boolean }> {
+  const page = base
+    .clearSelect()
+    .select(sql<number>`${sql.ref(r.id)}`.as('id'))
+    .limit(r.limit)
+    .offset((r.page - 1) * r.limit);
+  const [idRows, counted] = await Promise.all([page.execute() as Promise<Array<{ id: number }>>, countCapped(db, base)]);
+  const ids = idRows.map((row) => Number(row.id));
+  const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));
+  const rows = ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
+  return { rows, total: counted.total, exact: counted.exact };
+}
