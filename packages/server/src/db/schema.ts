@@ -83,6 +83,8 @@ export interface RolesTable {
   access_level: AccessLevel;
   is_system: Generated<boolean>;
   is_active: Generated<boolean>;
+  /** Users holding the role (kept by triggers, migration 0008). */
+  users_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -186,6 +188,8 @@ export interface TagsTable {
   name: string;
   color: string | null;
   is_active: Generated<boolean>;
+  /** Forum topics carrying the tag (kept by triggers, migration 0008). */
+  topics_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -195,6 +199,8 @@ export interface ComplaintTypesTable {
   name: string;
   description: string | null;
   is_active: Generated<boolean>;
+  /** Complaints of the type (kept by triggers, migration 0008). */
+  complaints_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -206,6 +212,8 @@ export interface VehicleTypesTable {
   max_weight: number;
   category: VehicleCategory;
   is_active: Generated<boolean>;
+  /** Transports of the type (kept by triggers, migration 0008). */
+  transports_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -216,6 +216,103 @@ describe.each(targets)('database on $name', (target) => {
     expect(await count(db, sql<{ n: number }>`select count(*) as n from forum_votes where vote = 'LIKE'`)).toBeGreaterThan(0);
   });
 
+  it('keeps the configuration usage counters equal to a recount through inserts, moves and deletes', async () => {
+    // Kept by triggers (0008): each vehicle type's transports, complaint type's complaints, role's
+    // users and tag's forum topics. Rows are copied from the seed, moved to another entry, deleted.
+    const mismatches = (trx: Kysely<Database>) =>
+      count(
+        trx,
+        sql<{ n: number }>`select
+          (select count(*) from vehicle_types v where transports_count <> (select count(*) from transports t where t.vehicle_type_id = v.id))
+          + (select count(*) from complaint_types c where complaints_count <> (select count(*) from complaints x where x.complaint_type_id = c.id))
+          + (select count(*) from roles r where users_count <> (select count(*) from users u where u.role_id = r.id))
+          + (select count(*) from tags g where topics_count <> (select count(*) from forum_topic_tags ft where ft.tag_id = g.id)) as n`,
+      );
+    const counters = async (trx: Kysely<Database>) => {
+      const { rows } = await sql<{ list: string; id: number; n: number }>`
+        select 'vehicle' as list, id, transports_count as n from vehicle_types
+        union all select 'complaint', id, complaints_count from complaint_types
+        union all select 'role', id, users_count from roles
+        union all select 'tag', id, topics_count from tags`.execute(trx);
+      return new Map(rows.map((r) => [`${r.list}:${r.id}`, Number(r.n)]));
+    };
+    const other = async (trx: Kysely<Database>, table: string, id: number) =>
+      Number((await sql<{ id: number }>`select min(id) as id from ${sql.table(table)} where id <> ${id}`.execute(trx)).rows[0]?.id);
+    const rollback = new Error('rollback');
+
+    expect(await mismatches(db)).toBe(0);
+    const before = await counters(db);
+    expect([...before.values()].some((n) => n > 0)).toBe(true);
+
+    await expect(
+      db.transaction().execute(async (trx) => {
+        const run = (query: ReturnType<typeof sql>) => query.execute(trx);
+        // Insert: a copy of a transport, a complaint on it, a copy of a user, a tag on a topic that lacks it.
+        await run(sql`create temp table t_copy on commit drop as select * from transports order by id limit 1`);
+        await run(sql`update t_copy set id = nextval(pg_get_serial_sequence('transports', 'id')), public_id = gen_random_uuid(),
+          loading_number = transport_loading_number()`);
+        const transport = (
+          await sql<{ id: number; vehicle_type_id: number }>`insert into transports select * from t_copy
+          returning id, vehicle_type_id`.execute(trx)
+        ).rows[0]!;
+        await run(sql`create temp table c_copy on commit drop as select * from complaints order by id limit 1`);
+        await run(sql`update c_copy set id = nextval(pg_get_serial_sequence('complaints', 'id')), public_id = gen_random_uuid(),
+          transport_id = ${transport.id}`);
+        const complaint = (
+          await sql<{ id: number; complaint_type_id: number }>`insert into complaints select * from c_copy
+          returning id, complaint_type_id`.execute(trx)
+        ).rows[0]!;
+        await run(sql`create temp table u_copy on commit drop as select * from users order by id limit 1`);
+        await run(sql`update u_copy set id = nextval(pg_get_serial_sequence('users', 'id')), username = username || '-copy',
+          email = 'copy.' || email, actor_id = null`);
+        const user = (await sql<{ id: number; role_id: number }>`insert into users select * from u_copy returning id, role_id`.execute(trx))
+          .rows[0]!;
+        const tagged = (
+          await sql<{ topic_id: number; tag_id: number }>`insert into forum_topic_tags (topic_id, tag_id)
+            select t.id, g.id from forum_topics t cross join tags g
+            where not exists (select 1 from forum_topic_tags x where x.topic_id = t.id and x.tag_id = g.id)
+            order by t.id, g.id limit 1 returning topic_id, tag_id`.execute(trx)
+        ).rows[0]!;
+        expect(complaint.complaint_type_id).not.toBeNull();
+        const inserted = await counters(trx);
+        expect(inserted.get(`vehicle:${transport.vehicle_type_id}`)).toBe(before.get(`vehicle:${transport.vehicle_type_id}`)! + 1);
+        expect(inserted.get(`role:${user.role_id}`)).toBe(before.get(`role:${user.role_id}`)! + 1);
+        expect(inserted.get(`tag:${tagged.tag_id}`)).toBe(before.get(`tag:${tagged.tag_id}`)! + 1);
+        expect(await mismatches(trx)).toBe(0);
+
+        // Move: each row to another entry of its list.
+        const vehicleType = await other(trx, 'vehicle_types', transport.vehicle_type_id);
+        const complaintType = await other(trx, 'complaint_types', complaint.complaint_type_id);
+        const role = await other(trx, 'roles', user.role_id);
+        const tag = (
+          await sql<{ id: number }>`select min(g.id) as id from tags g where not exists
+            (select 1 from forum_topic_tags x where x.topic_id = ${tagged.topic_id} and x.tag_id = g.id)`.execute(trx)
+        ).rows[0]!.id;
+        await run(sql`update transports set vehicle_type_id = ${vehicleType} where id = ${transport.id}`);
+        await run(sql`update complaints set complaint_type_id = ${complaintType} where id = ${complaint.id}`);
+        await run(sql`update users set role_id = ${role} where id = ${user.id}`);
+        await run(sql`update forum_topic_tags set tag_id = ${tag} where topic_id = ${tagged.topic_id} and tag_id = ${tagged.tag_id}`);
+        const moved = await counters(trx);
+        expect(moved.get(`vehicle:${transport.vehicle_type_id}`)).toBe(before.get(`vehicle:${transport.vehicle_type_id}`));
+        expect(moved.get(`vehicle:${vehicleType}`)).toBe(before.get(`vehicle:${vehicleType}`)! + 1);
+        expect(moved.get(`complaint:${complaintType}`)).toBe(before.get(`complaint:${complaintType}`)! + 1);
+        expect(moved.get(`role:${role}`)).toBe(before.get(`role:${role}`)! + 1);
+        expect(moved.get(`tag:${tag}`)).toBe(before.get(`tag:${tag}`)! + 1);
+        expect(await mismatches(trx)).toBe(0);
+
+        // Delete: every row added above; the counters come back to where they were.
+        await run(sql`delete from forum_topic_tags where topic_id = ${tagged.topic_id} and tag_id = ${tag}`);
+        await run(sql`delete from users where id = ${user.id}`);
+        await run(sql`delete from complaints where id = ${complaint.id}`);
+        await run(sql`delete from transports where id = ${transport.id}`);
+        expect(await counters(trx)).toEqual(before);
+        expect(await mismatches(trx)).toBe(0);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(await counters(db)).toEqual(before);
+  });
+
   it('holds the demo scenarios the API tests rely on', async () => {
     const complaints = await db.selectFrom('complaints').select('status').execute();
     expect(complaints.map((c) => c.status)).toEqual(expect.arrayContaining(['PENDING', 'IN_PROGRESS', 'RESOLVED']));

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { contains } from '../../lib/text.js';
 import type { Database } from '../../db/schema.js';
 import type { Req, Result } from '../../http/handlers.js';
@@ -8,20 +8,19 @@ type Db = Kysely<Database>;
 export type Role = Result<'getConfigRoleById'>;
 
 export function selectRoles(db: Db) {
-  return db
-    .selectFrom('roles as r')
-    .select([
-      'r.id',
-      'r.code',
-      'r.name',
-      'r.description',
-      'r.access_level',
-      'r.is_system',
-      'r.is_active',
-      'r.created_at',
-      'r.updated_at',
-      sql<number>`(select count(*)::int from users u where u.role_id = r.id)`.as('users_count'),
-    ]);
+  return db.selectFrom('roles as r').select([
+    'r.id',
+    'r.code',
+    'r.name',
+    'r.description',
+    'r.access_level',
+    'r.is_system',
+    'r.is_active',
+    'r.created_at',
+    'r.updated_at',
+    // Kept by triggers on users (migration 0008).
+    'r.users_count',
+  ]);
 }
 type RoleRow = Awaited<ReturnType<ReturnType<typeof selectRoles>['executeTakeFirstOrThrow']>>;
 

@@ -10,9 +10,9 @@ type Db = Kysely<Database>;
 
 export const DEFAULT_COLOR = '#607D8B';
 
-/** Forum topics + announcements + tutorials carrying the tag. */
+/** Forum topics (a counter the database keeps, migration 0008) + announcements + tutorials carrying the tag. */
 const usageCount = sql<number>`(
-  (select count(*) from forum_topic_tags ft where ft.tag_id = g.id)
+  g.topics_count
   + (select count(*) from announcement_tags ant where ant.tag_id = g.id)
   + (select count(*) from tutorial_tags tt where tt.tag_id = g.id)
 )::int`;

@@ -7,11 +7,11 @@ import { containing } from '../../lib/text.js';
 
 type Db = Kysely<Database>;
 
-/** Vehicle types with the number of transports using each. */
+/** Vehicle types with the number of transports using each (a counter the database keeps, migration 0008). */
 export function vehicleTypeQuery(db: Db) {
   return db
     .selectFrom('vehicle_types as v')
-    .select((eb) => [
+    .select([
       'v.id',
       'v.name',
       'v.description',
@@ -20,11 +20,7 @@ export function vehicleTypeQuery(db: Db) {
       'v.is_active',
       'v.created_at',
       'v.updated_at',
-      eb
-        .selectFrom('transports as t')
-        .whereRef('t.vehicle_type_id', '=', 'v.id')
-        .select(eb.fn.countAll<number>().as('n'))
-        .as('usage_count'),
+      'v.transports_count as usage_count',
     ]);
 }
 type VehicleTypeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof vehicleTypeQuery>['executeTakeFirst']>>>;
