@@ -5,26 +5,12 @@
 //   node scripts/build.mjs --if-stale  build only when an output is missing or older than its sources
 //                                      (what `pnpm start` runs first: a no-op on later starts)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newest, oldest } from './lib/mtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const at = (...p) => join(root, ...p);
-
-/** Newest modification time under the given files and folders. */
-function newest(paths) {
-  let max = 0;
-  const visit = (p) => {
-    if (!existsSync(p)) return;
-    const s = statSync(p);
-    if (s.isDirectory()) for (const name of readdirSync(p)) visit(join(p, name));
-    else max = Math.max(max, s.mtimeMs);
-  };
-  paths.forEach(visit);
-  return max;
-}
-const oldest = (paths) => Math.min(...paths.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
 
 const steps = [
   {

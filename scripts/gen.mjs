@@ -12,9 +12,10 @@
 // variant (file fields typed as Blob) is generated from the same document into
 // packages/sdk/src/schema.d.ts, which git ignores, and ships in the SDK's tarball as dist/schema.d.ts.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { newest, oldest } from './lib/mtime.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'packages/contract/dist');
@@ -27,22 +28,8 @@ const inputs = [join(root, 'openapi'), join(root, 'redocly.yaml'), join(root, 's
 // What every mode writes (or marks fresh): their age says when the generator last ran.
 const outputs = [join(dist, 'openapi.json'), join(dist, 'openapi.yaml'), join(dist, 'openapi.docs.json'), sdkTypesFile];
 
-/** Newest modification time under the given files and folders. */
-function newest(paths) {
-  let max = 0;
-  const visit = (p) => {
-    if (!existsSync(p)) return;
-    const s = statSync(p);
-    if (s.isDirectory()) for (const name of readdirSync(p)) visit(join(p, name));
-    else max = Math.max(max, s.mtimeMs);
-  };
-  paths.forEach(visit);
-  return max;
-}
-
 if (process.argv.includes('--if-stale')) {
-  const oldest = Math.min(...outputs.map((p) => (existsSync(p) ? statSync(p).mtimeMs : 0)));
-  if (oldest > newest(inputs)) process.exit(0);
+  if (oldest(outputs) > newest(inputs)) process.exit(0);
 }
 
 // Loaded only once the work is known to be needed: they take seconds to import.

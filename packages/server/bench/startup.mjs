@@ -3,52 +3,17 @@
 // `/ready`, on an existing (migrated and seeded) database. Runs the built server (`pnpm build`).
 //   node bench/startup.mjs [runs]      embedded PGlite in a temporary directory
 //   DATABASE_URL=postgres://... node bench/startup.mjs   on PostgreSQL (a throwaway database)
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { cpuSeconds, freePort, throwawayDatabase } from './process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(process.argv[2] ?? 5);
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-/** user + system CPU seconds of a running process, from /proc. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticks;
-}
-
-let env = { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true' };
-let cleanup = async () => {};
-if (process.env.DATABASE_URL) {
-  const name = `transport_ops_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(process.env.DATABASE_URL);
-  url.pathname = `/${name}`;
-  env = { ...env, DATABASE_URL: url.toString() };
-  cleanup = async () => {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  };
-} else {
-  const dir = mkdtempSync(join(tmpdir(), 'transport-ops-bench-'));
-  env = { ...env, PGLITE_DATA_DIR: join(dir, 'pglite') };
-  delete env.DATABASE_URL;
-  cleanup = async () => rmSync(dir, { recursive: true, force: true });
-}
+const { env, cleanup } = await throwawayDatabase(
+  { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', SEED_DEMO_DATA: 'true' },
+  'transport_ops_bench',
+);
 
 async function start() {
   const port = await freePort();

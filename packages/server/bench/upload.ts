@@ -16,61 +16,34 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:upload
  *   FILE_STORE=database pnpm bench:upload        (any server variable passes through)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import pg from 'pg';
+import { cpuSeconds, freePort, throwawayDatabase } from './process.mjs';
 
 const { values: args } = parseArgs({ options: { mb: { type: 'string', default: '10' }, runs: { type: 'string', default: '3' } } });
 const bytes = Math.round(Number(args.mb) * 1024 * 1024);
 const runs = Number(args.runs);
 const serverDir = join(new URL('.', import.meta.url).pathname, '..');
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
 // ---------------------------------------------------------------- the server, in its own process
-let env: NodeJS.ProcessEnv = {
-  ...process.env,
-  NODE_ENV: 'development',
-  LOG_LEVEL: 'warn',
-  SEED_DEMO_DATA: 'true',
-  RATE_LIMIT_USER: '1000000',
-  RATE_LIMIT_ANONYMOUS: '1000000',
-  OUTBOX_INTERVAL_MS: '0',
-};
-let cleanup = async () => {};
-let target: string;
-if (process.env.DATABASE_URL) {
-  const name = `transport_ops_upload_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(process.env.DATABASE_URL);
-  url.pathname = `/${name}`;
-  env = { ...env, DATABASE_URL: url.toString() };
-  target = 'PostgreSQL';
-  cleanup = async () => {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  };
-} else {
-  const dir = mkdtempSync(join(tmpdir(), 'transport-ops-upload-bench-'));
-  env = { ...env, PGLITE_DATA_DIR: join(dir, 'pglite') };
-  delete env.DATABASE_URL;
-  target = 'embedded PGlite';
-  cleanup = async () => rmSync(dir, { recursive: true, force: true });
-}
+const database = await throwawayDatabase(
+  {
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    SEED_DEMO_DATA: 'true',
+    RATE_LIMIT_USER: '1000000',
+    RATE_LIMIT_ANONYMOUS: '1000000',
+    OUTBOX_INTERVAL_MS: '0',
+  },
+  'transport_ops_upload_bench',
+);
+const { env, cleanup } = database;
+let target: string = database.target;
 target += process.env.FILE_STORE ? `, FILE_STORE=${process.env.FILE_STORE}` : ', default file store';
 
 const port = await freePort();
@@ -80,12 +53,8 @@ const server = spawn(process.execPath, ['--require', join(serverDir, 'bench/loop
   env: { ...env, PORT: String(port) },
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
 });
-const ticks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 /** user + system CPU milliseconds of the server process so far, from /proc. */
-const serverCpuMs = () => {
-  const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / ticks) * 1000;
-};
+const serverCpuMs = () => cpuSeconds(server.pid!) * 1000;
 /** The longest and p99 delay of the server's event loop since the previous call. */
 const loopDelay = () =>
   new Promise<{ maxMs: number; p99Ms: number }>((resolve) => {
