@@ -1,7 +1,7 @@
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { databaseTarget } from '../plugins/database.js';
 import { createAdmin } from './admin.js';
-import { connect } from './connect.js';
+import { connect, DEFAULT_TIMEOUTS } from './connect.js';
 import { DataDirLocked } from './lock.js';
 import { migrateToLatest } from './migrate.js';
 import { seedDemoData } from './seed.js';
@@ -23,7 +23,12 @@ let config: Config;
 let db: ReturnType<typeof connect>;
 try {
   config = loadConfig();
-  db = connect(databaseTarget(config));
+  const target = databaseTarget(config);
+  // An operator's command: migrations on a large database build indexes for minutes, so the
+  // server's statement and reply timeouts (made for requests) do not apply to it.
+  db = connect(
+    target.kind === 'postgres' ? { ...target, timeouts: { ...DEFAULT_TIMEOUTS, ...target.timeouts, statementMs: 0, queryMs: 0 } } : target,
+  );
 } catch (error) {
   console.error(error instanceof ConfigError || error instanceof DataDirLocked ? error.message : error);
   process.exit(1);
