@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely
 import { ListError } from '../http/errors.js';
 
 /** Totals are exact up to this many matching rows; beyond it they are the planner's estimate. */
-export const COUNT_CAP = 10_000;
+export const COUNT_CAP = 1_000;
 /** `page` reaches rows up to this offset; deeper rows are reached with `cursor` (keyset paging). */
 export const MAX_OFFSET = 10_000;
 /** Planner estimates above this many rows are answered as they are, without counting. */
