@@ -5833,7 +5833,10 @@ export interface components {
          *     reading 1,001 index entries, whatever the size of the table. When the planner expects more than
          *     5,000 matches, the estimate is answered without counting at all. The threshold is the depth a
          *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
-         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). Lists that support keyset paging (transports, complaints, forum
+         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
+         *     transport and complaint lists, the total of the same filtered list is counted once and reused
+         *     while no transport (complaint) is written, for at most 10 s, so paging through a list does not
+         *     recount it on every page. Lists that support keyset paging (transports, complaints, forum
          *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
          *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
          */

@@ -92,4 +92,30 @@ describe('keyset paging (cursor) and the page cap', () => {
       await sql`delete from transports where loading_point like 'Capcount terminal %'`.execute(t.db);
     }
   });
+
+  it('answers the total of the same filtered list afresh after every write to the table', async () => {
+    const token = await t.token('supervisor');
+    const query = { loadingPoint: 'totalcache', limit: 2 };
+    const insert = (n: number) =>
+      sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+        select 'Driver', 'Cache' || g, (select min(id) from vehicle_types), 'Totalcache quay ' || g, (select min(id) from users)
+        from generate_series(1, ${n}::int) g`.execute(t.db);
+    const total = async () => (await t.call('listTransports', { token, query })).body.result.meta.total;
+    try {
+      await insert(3);
+      expect(await total()).toBe(3);
+      expect(await total()).toBe(3);
+      await insert(1);
+      expect(await total()).toBe(4);
+      await sql`update transports set loading_point = 'Relocated quay' where id = (select min(id) from transports where loading_point like 'Totalcache quay %')`.execute(
+        t.db,
+      );
+      expect(await total()).toBe(3);
+      await sql`delete from transports where loading_point like 'Totalcache quay %'`.execute(t.db);
+      expect(await total()).toBe(0);
+    } finally {
+      await sql`delete from transports where loading_point = 'Relocated quay' or loading_point like 'Totalcache quay %'`.execute(t.db);
+    }
+  });
 });
+
