@@ -14,8 +14,14 @@ const here = new URL('.', import.meta.url).pathname;
 const [smallFile = join(here, 'results', '10010.md'), largeFile = join(here, 'results', '1000010.md')] = process.argv.slice(2);
 
 function latencies(file: string): Map<string, number> {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('| '));
-  const cells = (l: string) => l.split('|').slice(1, -1).map((c) => c.trim());
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('| '));
+  const cells = (l: string) =>
+    l
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
   const header = cells(lines[0]!);
   const column = header.includes('full mean ms') ? header.indexOf('full mean ms') : header.indexOf('full p50 ms');
   return new Map(lines.slice(1).map((l) => [cells(l)[0]!.replace(/ \(.*non-2xx!\)$/, ''), Number(cells(l)[column])]));

@@ -24,7 +24,10 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
     const { rows } = await sql<{ v: string }>`select ${counters} as v`.execute(db);
     const version = rows[0]?.v ?? '';
     let entries = perDatabase.get(db);
-    if (!entries) perDatabase.set(db, (entries = new Map()));
+    if (!entries) {
+      entries = new Map();
+      perDatabase.set(db, entries);
+    }
     const hit = entries.get(key);
     if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) return hit.value;
     const value = compute();
