@@ -118,4 +118,3 @@ describe('keyset paging (cursor) and the page cap', () => {
     }
   });
 });
-
