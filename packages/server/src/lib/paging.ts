@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { ListError } from '../http/errors.js';
+import { customPlan } from '../db/prepared.js';
 import { statsCache } from './stats-cache.js';
 
 /** Totals are exact up to this many matching rows; beyond it they are the planner's estimate. */
@@ -93,11 +94,14 @@ export interface KeysetRequest<Row> {
   totals?: TotalsCache | undefined;
 }
 
+/** A filtered page or count, planned for its parameter values on every run (see CUSTOM_PLAN). */
+export const plannedForValues = <R>(q: CompiledQuery<R>): CompiledQuery<R> => CompiledQuery.raw(customPlan(q.sql), [...q.parameters]);
+
 const countedRows = (base: AnyQuery) => base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
 
 /** The capped count of the rows of a compiled query (its text and parameters reused as they are). */
 const cappedCountOf = (rows: CompiledQuery): CompiledQuery<{ n: number }> =>
-  CompiledQuery.raw(`select count(*)::int as n from (${rows.sql} limit ${COUNT_CAP + 1}) s`, [...rows.parameters]);
+  CompiledQuery.raw(customPlan(`select count(*)::int as n from (${rows.sql} limit ${COUNT_CAP + 1}) s`), [...rows.parameters]);
 
 export interface Counted {
   total: number;
@@ -196,7 +200,10 @@ export async function fetchKeysetPage<Row>(
 ): Promise<{ rows: Row[]; total: number; extras: PageExtras }> {
   const page = keysetIdsQuery(base, r);
   const signature = keysetSignature(r.keys, r.direction);
-  const [keyRows, counted] = await Promise.all([page.execute() as Promise<Record<string, string>[]>, countCapped(db, base, r.totals)]);
+  const [keyRows, counted] = await Promise.all([
+    db.executeQuery<Record<string, string>>(plannedForValues(page.compile())).then((res) => res.rows),
+    countCapped(db, base, r.totals),
+  ]);
   const last = r.keys.length - 1;
   const ids = keyRows.map((k) => Number(k[`k${last}`]));
   const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));
