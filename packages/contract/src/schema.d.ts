@@ -267,7 +267,7 @@ export interface paths {
          *
          *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
          *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
-         *     counted on the filtered transports alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     counted on the filtered transports alone, exact up to 1,000 (see `PageMeta`). Substring
          *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 for an invalid parameter (for example `limit` above 100).
@@ -484,7 +484,7 @@ export interface paths {
          *
          *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
          *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
-         *     counted on the filtered complaints alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     counted on the filtered complaints alone, exact up to 1,000 (see `PageMeta`). Substring
          *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 for an invalid parameter (list of strings).
@@ -845,7 +845,7 @@ export interface paths {
          *
          *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
          *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
-         *     counted on the filtered topics alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     counted on the filtered topics alone, exact up to 1,000 (see `PageMeta`). Substring
          *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 429 `RATE_LIMITED`, 500.
@@ -3083,7 +3083,7 @@ export interface paths {
          *
          *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
          *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
-         *     counted on the filtered complaints alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     counted on the filtered complaints alone, exact up to 1,000 (see `PageMeta`). Substring
          *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 for an invalid parameter.
@@ -3510,7 +3510,7 @@ export interface paths {
          *
          *     Paging at scale: `page` reaches rows up to offset 10,000 (deeper: 400); `cursor` (the previous
          *     page's `meta.next_cursor`) reads any depth at constant cost, in the same sort. `total` is
-         *     counted on the filtered transports alone, exact up to 10,000 (see `PageMeta`). Substring
+         *     counted on the filtered transports alone, exact up to 1,000 (see `PageMeta`). Substring
          *     filters and `search` are served by trigram indexes.
          *
          *     Errors: 400 for an invalid parameter (for example `limit` above 100).
@@ -5828,20 +5828,25 @@ export interface components {
          * @description Pagination of a list returning `result.data` and `result.meta`.
          *
          *     Design decision (lists at scale): `total` is counted on the filtered base table only (no joins)
-         *     and is exact up to 10,000 matching rows; beyond that threshold it is the database planner's
-         *     estimate (at least 10,001) and `total_is_exact` is false, so a count never costs more than
-         *     reading 10,001 index entries. When the planner expects more than 50,000 matches, the estimate is
-         *     answered without counting at all. Lists that support keyset paging (transports, complaints, forum
+         *     and is exact up to 1,000 matching rows; beyond that threshold it is the database planner's
+         *     estimate (at least 1,001) and `total_is_exact` is false, so a count never costs more than
+         *     reading 1,001 index entries, whatever the size of the table. When the planner expects more than
+         *     5,000 matches, the estimate is answered without counting at all. The threshold is the depth a
+         *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
+         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
+         *     transport and complaint lists, the total of the same filtered list is counted once and reused
+         *     while no transport (complaint) is written, for at most 10 s, so paging through a list does not
+         *     recount it on every page. Lists that support keyset paging (transports, complaints, forum
          *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
          *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
          */
         PageMeta: {
-            /** @description Number of items matching the filters (exact up to 10,000, else an estimate; see `total_is_exact`). */
+            /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
             total: number;
             current_page: number;
             total_pages: number;
             limit: number;
-            /** @description False when more than 10,000 items match and `total` is the planner's estimate. */
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
             total_is_exact?: boolean;
             /** @description The `cursor` of the page after this one; null on the last page. */
             next_cursor?: string | null;

@@ -18,7 +18,7 @@ const list = scenarios({ transportId: rows[0].id, deepCursor: '', topicId: topic
 for (const replay of await captureStatements(url, list)) {
   console.log(`\n## ${replay.name}`);
   for (const s of replay.statements) {
-    if (!/^\s*(select|with)/i.test(s.sql)) continue;
+    if (!/^\s*(\/\*[^*]*\*\/\s*)?(select|with)/i.test(s.sql)) continue;
     const plan = await pool.query(`explain (analyze, format json) ${s.sql}`, s.parameters);
     const p = plan.rows[0]['QUERY PLAN'][0];
     const text = JSON.stringify(p.Plan);

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { countCapped } from './paging.js';
+import { countCapped, plannedForValues } from './paging.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery = SelectQueryBuilder<any, any, any>;
@@ -29,7 +29,10 @@ export async function fetchIdPage<Row>(
     .select(sql<number>`${sql.ref(r.id)}`.as('id'))
     .limit(r.limit)
     .offset((r.page - 1) * r.limit);
-  const [idRows, counted] = await Promise.all([page.execute() as Promise<Array<{ id: number }>>, countCapped(db, base)]);
+  const [idRows, counted] = await Promise.all([
+    db.executeQuery<{ id: number }>(plannedForValues(page.compile())).then((res) => res.rows),
+    countCapped(db, base),
+  ]);
   const ids = idRows.map((row) => Number(row.id));
   const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));
   const rows = ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);

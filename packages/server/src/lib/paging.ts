@@ -1,8 +1,10 @@
 import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { ListError } from '../http/errors.js';
+import { customPlan } from '../db/prepared.js';
+import { statsCache } from './stats-cache.js';
 
 /** Totals are exact up to this many matching rows; beyond it they are the planner's estimate. */
-export const COUNT_CAP = 10_000;
+export const COUNT_CAP = 1_000;
 /** `page` reaches rows up to this offset; deeper rows are reached with `cursor` (keyset paging). */
 export const MAX_OFFSET = 10_000;
 /** Planner estimates above this many rows are answered as they are, without counting. */
@@ -88,13 +90,32 @@ export interface KeysetRequest<Row> {
   /** The full rows of some ids (any order): joins and computed columns run for the page only. */
   load: (ids: number[]) => Promise<Row[]>;
   idOf: (row: Row) => number;
+  /** Reuses totals while the base table has not changed (`totalsCache`); without it every page counts. */
+  totals?: TotalsCache | undefined;
 }
+
+/** A filtered page or count, planned for its parameter values on every run (see CUSTOM_PLAN). */
+export const plannedForValues = <R>(q: CompiledQuery<R>): CompiledQuery<R> => CompiledQuery.raw(customPlan(q.sql), [...q.parameters]);
 
 const countedRows = (base: AnyQuery) => base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
 
 /** The capped count of the rows of a compiled query (its text and parameters reused as they are). */
 const cappedCountOf = (rows: CompiledQuery): CompiledQuery<{ n: number }> =>
-  CompiledQuery.raw(`select count(*)::int as n from (${rows.sql} limit ${COUNT_CAP + 1}) s`, [...rows.parameters]);
+  CompiledQuery.raw(customPlan(`select count(*)::int as n from (${rows.sql} limit ${COUNT_CAP + 1}) s`), [...rows.parameters]);
+
+export interface Counted {
+  total: number;
+  exact: boolean;
+}
+
+/**
+ * A cache of list totals over one table with a table-wide change counter (every writing statement
+ * on the table advances it): the total of the same filtered list (same SQL and parameters) is
+ * reused while the counter has not moved, for at most STATS_TTL_MS. Paging through a filtered
+ * list counts it once instead of on every page; the check costs one trivial query.
+ */
+export type TotalsCache = ReturnType<typeof statsCache<Counted>>;
+export const totalsCache = (table: 'transports' | 'complaints'): TotalsCache => statsCache<Counted>(table);
 
 /** The count of `base`'s rows, reading at most COUNT_CAP + 1 of them. */
 export const cappedCount = (base: AnyQuery) => ({ compile: () => cappedCountOf(countedRows(base).compile()) });
@@ -105,8 +126,13 @@ export const cappedCount = (base: AnyQuery) => ({ compile: () => cappedCountOf(c
  * costs only planning: when it is far beyond the cap, no row is read at all. The row query is
  * built and compiled once, for both statements.
  */
-export async function countCapped(db: Kysely<any>, base: AnyQuery): Promise<{ total: number; exact: boolean }> {
+export async function countCapped(db: Kysely<any>, base: AnyQuery, totals?: TotalsCache): Promise<Counted> {
   const rows = countedRows(base).compile();
+  if (totals) return totals(db, `${rows.sql}\u0000${JSON.stringify(rows.parameters)}`, () => countRows(db, rows));
+  return countRows(db, rows);
+}
+
+async function countRows(db: Kysely<any>, rows: CompiledQuery): Promise<Counted> {
   const plan = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
     CompiledQuery.raw(`explain (format json) ${rows.sql}`, [...rows.parameters]),
   );
@@ -174,7 +200,10 @@ export async function fetchKeysetPage<Row>(
 ): Promise<{ rows: Row[]; total: number; extras: PageExtras }> {
   const page = keysetIdsQuery(base, r);
   const signature = keysetSignature(r.keys, r.direction);
-  const [keyRows, counted] = await Promise.all([page.execute() as Promise<Record<string, string>[]>, countCapped(db, base)]);
+  const [keyRows, counted] = await Promise.all([
+    db.executeQuery<Record<string, string>>(plannedForValues(page.compile())).then((res) => res.rows),
+    countCapped(db, base, r.totals),
+  ]);
   const last = r.keys.length - 1;
   const ids = keyRows.map((k) => Number(k[`k${last}`]));
   const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));

@@ -11,10 +11,11 @@ export type CountedTable = 'transports' | 'complaints' | 'forum_topics' | 'forum
  * A short cache for statistics read from some tables, invalidated by the tables' change counters
  * (sequences advanced by every writing statement that touches a column the statistics read): an
  * entry is reused only while every counter is unchanged and for at most STATS_TTL_MS; reading the
- * counters costs one trivial query. Concurrent requests for the same key share one computation.
+ * counters costs one trivial query. Concurrent requests for the same key share one computation; each database handle has its own entries.
  */
 export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
-  const entries = new Map<string, { version: string; at: number; value: Promise<T> }>();
+  // One map per database handle: apps on different databases in one process never share answers.
+  const perDatabase = new WeakMap<object, Map<string, { version: string; at: number; value: Promise<T> }>>();
   const counters = sql.join(
     tables.map((table) => sql`(select last_value::text || is_called::text from ${sql.table(`${table}_change_seq`)})`),
     sql` || ':' || `,
@@ -22,6 +23,11 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
   return async (db: Kysely<any>, key: string, compute: () => Promise<T>): Promise<T> => {
     const { rows } = await sql<{ v: string }>`select ${counters} as v`.execute(db);
     const version = rows[0]?.v ?? '';
+    let entries = perDatabase.get(db);
+    if (!entries) {
+      entries = new Map();
+      perDatabase.set(db, entries);
+    }
     const hit = entries.get(key);
     if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) return hit.value;
     const value = compute();

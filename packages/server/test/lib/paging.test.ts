@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COUNT_CAP } from '../../src/lib/paging.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -66,5 +68,53 @@ describe('keyset paging (cursor) and the page cap', () => {
     expect(res.body.errors).toEqual([
       'querystring/page must not start beyond row 10000: follow meta.next_cursor with the cursor parameter to read further',
     ]);
+  });
+
+  it('counts the total exactly up to 1,000 matching rows and answers an estimate beyond', async () => {
+    expect(COUNT_CAP).toBe(1000);
+    const token = await t.token('supervisor');
+    const insert = (from: number, to: number) =>
+      sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+        select 'Driver', 'Cap' || g, (select min(id) from vehicle_types), 'Capcount terminal ' || g, (select min(id) from users)
+        from generate_series(${from}::int, ${to}::int) g`.execute(t.db);
+    const query = { loadingPoint: 'capcount', limit: 10 };
+    await insert(1, 1000);
+    try {
+      const exact = await t.call('listTransports', { token, query });
+      expect(exact.body.result.meta).toMatchObject({ total: 1000, total_pages: 100, total_is_exact: true });
+      await insert(1001, 1001);
+      const beyond = await t.call('listTransports', { token, query });
+      expect(beyond.status).toBe(200);
+      expect(beyond.body.result.meta.total_is_exact).toBe(false);
+      expect(beyond.body.result.meta.total).toBeGreaterThanOrEqual(1001);
+      expect(beyond.body.result.data).toHaveLength(10);
+    } finally {
+      await sql`delete from transports where loading_point like 'Capcount terminal %'`.execute(t.db);
+    }
+  });
+
+  it('answers the total of the same filtered list afresh after every write to the table', async () => {
+    const token = await t.token('supervisor');
+    const query = { loadingPoint: 'totalcache', limit: 2 };
+    const insert = (n: number) =>
+      sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+        select 'Driver', 'Cache' || g, (select min(id) from vehicle_types), 'Totalcache quay ' || g, (select min(id) from users)
+        from generate_series(1, ${n}::int) g`.execute(t.db);
+    const total = async () => (await t.call('listTransports', { token, query })).body.result.meta.total;
+    try {
+      await insert(3);
+      expect(await total()).toBe(3);
+      expect(await total()).toBe(3);
+      await insert(1);
+      expect(await total()).toBe(4);
+      await sql`update transports set loading_point = 'Relocated quay' where id = (select min(id) from transports where loading_point like 'Totalcache quay %')`.execute(
+        t.db,
+      );
+      expect(await total()).toBe(3);
+      await sql`delete from transports where loading_point like 'Totalcache quay %'`.execute(t.db);
+      expect(await total()).toBe(0);
+    } finally {
+      await sql`delete from transports where loading_point = 'Relocated quay' or loading_point like 'Totalcache quay %'`.execute(t.db);
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 import { keysetBatches } from '../../lib/keyset-batches.js';
-import { fetchKeysetPage, type SortKey } from '../../lib/paging.js';
+import { fetchKeysetPage, type SortKey, totalsCache } from '../../lib/paging.js';
 
 type Db = Kysely<Database>;
 
@@ -79,6 +79,9 @@ export function listBase(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters
   return query;
 }
 
+/** Totals of the complaints lists, reused while no complaint changes (paging through a filtered list counts it once). */
+const totals = totalsCache('complaints');
+
 /** One page of the complaints in `scope`: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters & { page: number; limit: number; cursor?: string }) {
   return fetchKeysetPage(db, listBase(db, scope, f), {
@@ -89,6 +92,7 @@ export function listPage(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters
     cursor: f.cursor,
     load: (ids) => selectComplaints(db).where('c.id', 'in', ids).execute(),
     idOf: (row) => row.id,
+    totals,
   });
 }
 

@@ -5,7 +5,7 @@ import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 import { keysetBatches } from '../../lib/keyset-batches.js';
-import { fetchKeysetPage, type SortKey } from '../../lib/paging.js';
+import { fetchKeysetPage, type SortKey, totalsCache } from '../../lib/paging.js';
 
 export type Db = Kysely<Database>;
 
@@ -145,6 +145,9 @@ export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {
   return q;
 }
 
+/** Totals of the transports lists, reused while no transport changes (paging through a filtered list counts it once). */
+const totals = totalsCache('transports');
+
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
   return fetchKeysetPage(db, listBase(db, auth, f), {
@@ -155,6 +158,7 @@ export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page
     cursor: f.cursor,
     load: (ids) => transportQuery(db).where('t.id', 'in', ids).execute(),
     idOf: (row) => row.id,
+    totals,
   });
 }
 

@@ -1,0 +1,44 @@
+/**
+ * `pnpm bench:compare [small.md] [large.md]`: the flat-latency check between two `pnpm bench`
+ * result tables (default: the 10k and 1M tables in bench/results). For every list and statistics
+ * scenario it prints the full server's latency on both datasets and their ratio, and flags those
+ * that grow beyond 1.5x (a difference under 0.5 ms, the noise of a single run, passes) or reach
+ * 50 ms. Latency is the mean where the table has it (autocannon's percentiles are whole
+ * milliseconds), else the p50.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scenarios } from './scenarios.js';
+
+const here = new URL('.', import.meta.url).pathname;
+const [smallFile = join(here, 'results', '10010.md'), largeFile = join(here, 'results', '1000010.md')] = process.argv.slice(2);
+
+function latencies(file: string): Map<string, number> {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('| '));
+  const cells = (l: string) =>
+    l
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+  const header = cells(lines[0]!);
+  const column = header.includes('full mean ms') ? header.indexOf('full mean ms') : header.indexOf('full p50 ms');
+  return new Map(lines.slice(1).map((l) => [cells(l)[0]!.replace(/ \(.*non-2xx!\)$/, ''), Number(cells(l)[column])]));
+}
+
+const small = latencies(smallFile);
+const large = latencies(largeFile);
+const listed = scenarios({ transportId: 1, deepCursor: '', topicId: 1 }).filter((s) => s.list);
+let failed = 0;
+console.log(`| scenario | ${smallFile.split('/').at(-1)} ms | ${largeFile.split('/').at(-1)} ms | growth | |\n|---|--:|--:|--:|---|`);
+for (const s of listed) {
+  const a = small.get(s.name);
+  const b = large.get(s.name);
+  if (a === undefined || b === undefined) continue;
+  const flat = b <= 1.5 * a || b - a < 0.5;
+  const ok = flat && b < 50;
+  if (!ok) failed++;
+  console.log(`| ${s.name} | ${a} | ${b} | ${a > 0 ? (b / a).toFixed(1) : '-'}x | ${ok ? '' : flat ? 'over 50 ms' : 'grows'} |`);
+}
+console.log(`\n${failed} of ${listed.length} list and statistics scenarios outside the target`);
