@@ -140,7 +140,8 @@ export default fp(async function uploads(app: FastifyInstance) {
       (req: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) =>
         release(req, () => done(null, payload)),
     ];
-    const aborted = route.onRequestAbort === undefined ? [] : Array.isArray(route.onRequestAbort) ? route.onRequestAbort : [route.onRequestAbort];
+    const aborted =
+      route.onRequestAbort === undefined ? [] : Array.isArray(route.onRequestAbort) ? route.onRequestAbort : [route.onRequestAbort];
     route.onRequestAbort = [...aborted, release];
   });
 
