@@ -10,7 +10,7 @@
  * and the longest delay of its event loop during it (a probe preloaded into the server reports it),
  * and the latency of the concurrent GETs (p50, p99, max) next to their latency when the server is idle.
  * On a busy machine the GET latencies include waiting for a CPU; the loop delay and CPU time show
- * what the server itself spent.
+ * what the server itself spent. Last, eight uploads at once, with the server's peak resident memory.
  *
  *   pnpm bench:upload [--mb 10] [--runs 3]
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:upload
@@ -18,6 +18,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -98,6 +99,16 @@ async function json(res: Response) {
   if (!res.ok) throw new Error(`${res.url} answered ${res.status}: ${JSON.stringify(body)}`);
   return body.result as Record<string, unknown>;
 }
+
+/** The server's resident set size in MB, from /proc (0 where /proc is absent). */
+const residentMb = () => {
+  try {
+    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+};
 
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -200,6 +211,21 @@ try {
     row('download complaint attachment', run, await hammer(() => download(att.value)));
   }
   await worker.terminate();
+
+  // Memory: the server's resident set, sampled every 5 ms while `parallel` uploads arrive at once.
+  const parallel = 8;
+  const before = residentMb();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, residentMb());
+  }, 5);
+  const began = performance.now();
+  await Promise.all(Array.from({ length: parallel }, () => upload('/trade/complaints/upload', {})));
+  const elapsed = performance.now() - began;
+  clearInterval(sampler);
+  console.log(
+    `\n${parallel} uploads at once: ${ms(elapsed)}; server resident memory ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)} MB for ${((parallel * bytes) / 1048576).toFixed(0)} MB of files)`,
+  );
 } finally {
   server.kill('SIGTERM');
   await serverExited;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream, mkdtempSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../config.js';
@@ -49,6 +50,19 @@ async function readSlices(db: Kysely<Database>, row: StoredRow): Promise<Uint8Ar
   return Readable.from(rest(), { objectMode: false });
 }
 
+/**
+ * An upload written to a spool file as it arrived, instead of being held in memory: its path, its
+ * size and its first bytes (enough to recognise its type). `put` moves it into the store.
+ */
+export interface Spooled {
+  path: string;
+  size: number;
+  head: Buffer;
+}
+
+/** The first bytes of an upload kept in memory: what file-type reads to recognise a format. */
+const HEAD_BYTES = 4100;
+
 /** The file of a row is not in the store (removed or lost outside the API, or another store's). */
 export class StoredFileMissing extends Error {
   override name = 'StoredFileMissing';
@@ -66,8 +80,20 @@ export interface FileStore {
   readonly kind: 'directory' | 'database';
   /** The directory of the files, or null when this store has none (database store, no FILE_STORE_DIR). */
   readonly dir: string | null;
-  /** Keeps the bytes, before a row refers to them: returns the row's `content` and `storage_key`. */
-  put(bytes: Uint8Array): Promise<StoredBytes>;
+  /**
+   * Keeps the bytes (or a spooled upload, moved: the spool file is gone afterwards), before a row
+   * refers to them: returns the row's `content` and `storage_key`.
+   */
+  put(input: Uint8Array | Spooled): Promise<StoredBytes>;
+  /**
+   * Writes an upload stream to a spool file as it arrives (a failed or cut stream leaves no file).
+   * Spool files live beside the store's files (`spool/`, so `put` is a rename), or in a temporary
+   * directory for a store without one; `release` removes those never put, `removeOrphans` any a
+   * crash left.
+   */
+  spool(source: Readable): Promise<Spooled>;
+  /** Removes spool files that were not put (a rejected file, a failed request). */
+  release(spooled: Spooled[]): Promise<void>;
   /** Removes the files of rows that were never committed. */
   discard(stored: StoredBytes[]): Promise<void>;
   /**
@@ -99,14 +125,36 @@ export function createFileStore(config: Config['fileStore']): FileStore {
     return join(dir, key.slice(0, 2), key);
   };
 
+  // Spool files beside the files (same file system: `put` renames), else in a directory of this process.
+  let spoolDir: string | null = null;
+  const spoolDirectory = async () => {
+    if (spoolDir === null) {
+      const candidate = dir === null ? mkdtempSync(join(tmpdir(), 'transport-ops-spool-')) : join(dir, 'spool');
+      await mkdir(candidate, { recursive: true });
+      spoolDir = candidate;
+    }
+    return spoolDir;
+  };
+
   return {
     kind: config.kind,
     dir,
-    async put(bytes) {
-      if (config.kind === 'database') return { content: bytes, storage_key: null };
+    async put(input) {
+      if (config.kind === 'database') {
+        if (input instanceof Uint8Array) return { content: input, storage_key: null };
+        const content = await readFile(input.path);
+        await rm(input.path, { force: true });
+        return { content, storage_key: null };
+      }
       const key = randomBytes(16).toString('hex');
       const path = pathOf(key);
       await mkdir(dirname(path), { recursive: true });
+      if (!(input instanceof Uint8Array)) {
+        // The spool file is complete (its stream ended), and a rename is atomic: the key's file is whole.
+        await rename(input.path, path);
+        return { content: null, storage_key: key };
+      }
+      const bytes = input;
       // Written under a temporary name and renamed: a file under its key is always whole.
       const partial = `${path}.${randomBytes(4).toString('hex')}.partial`;
       try {
@@ -117,6 +165,33 @@ export function createFileStore(config: Config['fileStore']): FileStore {
         throw error;
       }
       return { content: null, storage_key: key };
+    },
+    async spool(source) {
+      const path = join(await spoolDirectory(), `${randomBytes(16).toString('hex')}.spool`);
+      const head: Buffer[] = [];
+      let headLength = 0;
+      let size = 0;
+      const measure = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          if (headLength < HEAD_BYTES) {
+            const part = chunk.subarray(0, HEAD_BYTES - headLength);
+            head.push(part);
+            headLength += part.length;
+          }
+          done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(source, measure, createWriteStream(path, { flags: 'wx' }));
+      } catch (error) {
+        await rm(path, { force: true });
+        throw error;
+      }
+      return { path, size, head: Buffer.concat(head) };
+    },
+    async release(spooled) {
+      await Promise.all(spooled.map((s) => rm(s.path, { force: true })));
     },
     async discard(stored) {
       await Promise.all(stored.map((s) => (s.storage_key ? rm(pathOf(s.storage_key), { force: true }) : undefined)));
@@ -178,6 +253,7 @@ export function createFileStore(config: Config['fileStore']): FileStore {
     },
     async close() {
       if (temporary && dir) await rm(dir, { recursive: true, force: true });
+      if (dir === null && spoolDir !== null) await rm(spoolDir, { recursive: true, force: true });
     },
   };
 }
@@ -186,10 +262,14 @@ export function createFileStore(config: Config['fileStore']): FileStore {
  * Stores files, then runs `work` (the transaction that inserts their rows) with what was stored; when
  * `work` fails, the stored files are removed again, so a failed request leaves nothing behind.
  */
-export async function storeThen<T>(store: FileStore, files: Uint8Array[], work: (stored: StoredBytes[]) => Promise<T>): Promise<T> {
+export async function storeThen<T>(
+  store: FileStore,
+  files: Array<Uint8Array | Spooled>,
+  work: (stored: StoredBytes[]) => Promise<T>,
+): Promise<T> {
   const stored: StoredBytes[] = [];
   try {
-    for (const bytes of files) stored.push(await store.put(bytes));
+    for (const file of files) stored.push(await store.put(file));
     return await work(stored);
   } catch (error) {
     await store.discard(stored);

@@ -1,8 +1,10 @@
-import multipart from '@fastify/multipart';
+import { readFile } from 'node:fs/promises';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fileTypeFromBuffer } from 'file-type';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
+import type { Spooled } from '../lib/file-store.js';
 
 /** The limits of one upload operation, declared once in the contract (`x-fastify-config.upload`). */
 export interface UploadRule {
@@ -16,7 +18,9 @@ export interface UploadedPart {
   filename: string;
   /** MIME type detected from the bytes, or null when unknown. */
   detectedType: string | null;
-  bytes: Buffer;
+  size: number;
+  /** The bytes, in a spool file of the file store (`put` moves it into the store). */
+  spooled: Spooled;
   truncated: boolean;
 }
 
@@ -29,6 +33,8 @@ export interface UploadRejection {
 declare module 'fastify' {
   interface FastifyRequest {
     uploads: UploadedPart[];
+    /** Spool files of this request's uploads, removed before its response is sent. */
+    spooled: Spooled[];
     /** Set once the multipart body has been read (errors before that are malformed bodies). */
     multipartRead: boolean;
   }
@@ -42,23 +48,53 @@ interface MultipartField {
   fieldname: string;
   filename?: string;
   value?: unknown;
-  _buf?: Buffer | null;
   file?: { truncated?: boolean };
+  /** Set by `onFile`: where the part's bytes were written. */
+  spooled?: Spooled;
 }
 
 /**
- * Multipart uploads: parts are buffered (within the operation's limits), then turned into a plain
- * object (file names and fields) so that the contract's schema validates them; the bytes stay on
- * `request.uploads`. Per-operation limits come from the route config the contract declares.
+ * Multipart uploads: each file part is written to a spool file of the file store as it arrives
+ * (within the operation's limits; only its first bytes stay in memory, to recognise its type), then
+ * the body is turned into a plain object (file names and fields) so that the contract's schema
+ * validates it; the files are described on `request.uploads`, and a handler's `storeThen` moves
+ * them into the store. Spool files no handler moved are removed before the response is sent. Per-operation
+ * limits come from the route config the contract declares.
  */
 export default fp(async function uploads(app: FastifyInstance) {
   await app.register(multipart, {
     attachFieldsToBody: true,
     throwFileSizeLimit: false,
     limits: { fileSize: 10 * 1024 * 1024, files: 10, fields: 20, parts: 40, fieldSize: 64 * 1024 },
+    async onFile(this: FastifyRequest, part: MultipartFile) {
+      // Only operations that take uploads keep files (their routes release the spool files).
+      if (!this.routeOptions.config.upload) {
+        part.file.resume();
+        return;
+      }
+      const spooled = await this.server.files.spool(part.file);
+      this.spooled ??= [];
+      this.spooled.push(spooled);
+      (part as unknown as MultipartField).spooled = spooled;
+    },
   });
   app.decorateRequest('uploads', null as unknown as UploadedPart[]);
+  app.decorateRequest('spooled', null as unknown as Spooled[]);
   app.decorateRequest('multipartRead', false);
+
+  /** Removes the request's spool files that no handler moved into the store (rejected files, failures). */
+  const release = (req: FastifyRequest, done: () => void) => {
+    const spooled = req.spooled;
+    if (!spooled || spooled.length === 0) return done();
+    req.spooled = [];
+    app.files.release(spooled).then(
+      () => done(),
+      (error: unknown) => {
+        req.log.warn({ err: error }, 'a spool file could not be removed');
+        done();
+      },
+    );
+  };
 
   const requestLimit = app.config.uploadRequestLimitBytes;
   const limitText = `${Math.round(requestLimit / 1048576)} MB multipart request`;
@@ -96,6 +132,17 @@ export default fp(async function uploads(app: FastifyInstance) {
     } as typeof route.config;
     const before = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
     route.preParsing = [...before, capRequest];
+    // Before the response goes out (onSend runs for answers and errors alike): a client that has its
+    // answer finds no spool file left behind.
+    const sending = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [
+      ...sending,
+      (req: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) =>
+        release(req, () => done(null, payload)),
+    ];
+    const aborted =
+      route.onRequestAbort === undefined ? [] : Array.isArray(route.onRequestAbort) ? route.onRequestAbort : [route.onRequestAbort];
+    route.onRequestAbort = [...aborted, release];
   });
 
   // Callback-style: every request passes here, and only multipart ones have anything to wait for.
@@ -116,12 +163,14 @@ async function readParts(req: FastifyRequest): Promise<void> {
     if (files.length > 0) {
       plain[name] = files.map((p) => p.filename ?? 'unnamed');
       for (const part of files) {
-        const bytes = part._buf ?? Buffer.alloc(0);
-        const detected = bytes.length > 0 ? await fileTypeFromBuffer(bytes) : undefined;
+        const spooled = part.spooled;
+        if (!spooled) continue; // an operation without uploads: the file was drained, not kept
+        const detected = spooled.size > 0 ? await fileTypeFromBuffer(spooled.head) : undefined;
         req.uploads.push({
           filename: part.filename ?? 'unnamed',
           detectedType: detected?.mime ?? null,
-          bytes,
+          size: spooled.size,
+          spooled,
           truncated: part.file?.truncated === true,
         });
       }
@@ -139,9 +188,9 @@ export function screenUploads(req: FastifyRequest) {
   const accepted: Array<UploadedPart & { detectedType: string }> = [];
   const rejected: UploadRejection[] = [];
   for (const part of req.uploads) {
-    if (part.bytes.length === 0) {
+    if (part.size === 0) {
       rejected.push({ filename: part.filename, code: 'FILE_EMPTY', message: 'The file is empty' });
-    } else if (part.truncated || part.bytes.length > rule.maxFileBytes) {
+    } else if (part.truncated || part.size > rule.maxFileBytes) {
       rejected.push({ filename: part.filename, code: 'FILE_TOO_LARGE', message: `The file exceeds ${rule.maxFileBytes / 1048576} MB` });
     } else if (!part.detectedType || !rule.types.includes(part.detectedType)) {
       rejected.push({
@@ -155,3 +204,6 @@ export function screenUploads(req: FastifyRequest) {
   }
   return { accepted, rejected };
 }
+
+/** The bytes of an accepted upload, read from its spool file (for values kept in a row, e.g. an avatar). */
+export const uploadedBytes = (part: UploadedPart): Promise<Buffer> => readFile(part.spooled.path);

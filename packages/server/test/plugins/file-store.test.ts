@@ -105,6 +105,26 @@ describe('directory file store', () => {
     expect(Buffer.compare(bigRes.body as Buffer, big)).toBe(0);
   });
 
+  it('spools uploads beside the files and leaves no spool file once the answer is sent', async () => {
+    const spool = join(dir, 'spool');
+    const transport = await insertTransport(t, refs, 'agent');
+    const text = { name: 'notes.txt', bytes: Buffer.from('not a document') };
+    const mixed = await uploadDocument('agent', transport.id, [{ name: 'permit.pdf', bytes: PDF }, text]);
+    expect(mixed.status).toBe(201);
+    expect(mixed.body.result.errors).toEqual([expect.objectContaining({ filename: 'notes.txt', code: 'FILE_TYPE_NOT_ALLOWED' })]);
+    const kept = await documentRow(mixed.body.result.uploaded[0]!.id);
+    expect(readFileSync(pathOf(kept.storage_key!)).equals(PDF)).toBe(true);
+    expect(existsSync(spool)).toBe(true);
+    expect(readdirSync(spool)).toEqual([]);
+    const refused = await uploadDocument('agent', transport.id, [text]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toMatchObject({ code: 'UPLOAD_REJECTED' });
+    expect(readdirSync(spool)).toEqual([]);
+    const foreign = await uploadDocument('agent2', transport.id);
+    expect(foreign.status).toBe(404);
+    expect(readdirSync(spool)).toEqual([]);
+  });
+
   it('removes the stored files when the transaction fails (transport of another agent)', async () => {
     const transport = await insertTransport(t, refs, 'agent');
     const before = storedFiles().length;

@@ -17,7 +17,7 @@ export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downlo
     const auth = caller(req);
     const { complaintId } = req.body;
     const { accepted, rejected } = screenUploads(req);
-    const files = accepted.map((f) => f.bytes);
+    const files = accepted.map((f) => f.spooled);
     const stored = await storeThen(req.server.files, files, (places) =>
       req.server.db.transaction().execute(async (trx) => {
         if (complaintId !== undefined) {
@@ -30,7 +30,7 @@ export const fileHandlers: ModuleHandlers<'uploadComplaintAttachments' | 'downlo
           trx,
           complaintId ?? null,
           auth.userId,
-          accepted.map((f, i) => ({ filename: f.filename, mime_type: f.detectedType, size: f.bytes.length, stored: places[i]! })),
+          accepted.map((f, i) => ({ filename: f.filename, mime_type: f.detectedType, size: f.size, stored: places[i]! })),
         );
       }),
     );

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { avatarUrl } from '../../lib/avatar.js';
 import { caller } from '../../plugins/security.js';
-import { screenUploads } from '../../plugins/uploads.js';
+import { screenUploads, uploadedBytes } from '../../plugins/uploads.js';
 import { findAvatar, findProfileRow, setAvatar, setBio } from './repository.js';
 
 type PublicProfile = components['schemas']['UserPublicProfile'];
@@ -27,7 +27,7 @@ export const profileHandlers: ModuleHandlers<'uploadAvatar' | 'deleteAvatar' | '
     const { accepted, rejected } = screenUploads(req);
     const picture = accepted[0];
     if (!picture) throw new AppError('UPLOAD_REJECTED', { rejected }, 'The avatar was not accepted');
-    await setAvatar(req.server.db, auth.userId, { bytes: picture.bytes, mime: picture.detectedType });
+    await setAvatar(req.server.db, auth.userId, { bytes: await uploadedBytes(picture), mime: picture.detectedType });
     return { message: 'Avatar updated', result: await ownProfile(req.server.db, auth.userId) };
   },
 

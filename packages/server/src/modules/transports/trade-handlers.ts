@@ -150,7 +150,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { db } = req.server;
     const { transportId, documentType } = req.body;
     const { accepted, rejected } = screenUploads(req);
-    const files = accepted.map((f) => f.bytes);
+    const files = accepted.map((f) => f.spooled);
     const uploaded = await storeThen(req.server.files, files, (stored) =>
       db.transaction().execute(async (trx) => {
         // Locked so that the transport cannot be archived or deleted while its documents are stored.
@@ -165,7 +165,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
             type: documentType,
             filename: file.filename,
             mime_type: file.detectedType,
-            size: file.bytes.length,
+            size: file.size,
             ...stored[i]!,
             uploaded_by: auth.userId,
           });
