@@ -503,6 +503,15 @@ export interface UserDayCountsTable {
   resolutions: number;
 }
 
+/** user_day_counts per UTC month, `month` its first day (triggers, 0009). */
+export interface UserMonthCountsTable {
+  user_id: number;
+  month: string;
+  transports: number;
+  complaints: number;
+  resolutions: number;
+}
+
 export interface AnnouncementsTable {
   id: Generated<number>;
   public_id: Generated<string>;
@@ -643,6 +652,7 @@ export interface Database {
   complaint_user_counts: ComplaintUserCountsTable;
   complaint_day_counts: ComplaintDayCountsTable;
   user_day_counts: UserDayCountsTable;
+  user_month_counts: UserMonthCountsTable;
   announcements: AnnouncementsTable;
   announcement_tags: AnnouncementTagsTable;
   announcement_reads: AnnouncementReadsTable;

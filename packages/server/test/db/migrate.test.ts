@@ -91,6 +91,7 @@ const TABLES = [
   'tutorial_tags',
   'tutorials',
   'user_day_counts',
+  'user_month_counts',
   'users',
   'vehicle_types',
 ];
@@ -143,6 +144,12 @@ const rollUpMismatches = {
       ) a group by 1, 2) r
     full join (select * from user_day_counts where transports <> 0 or complaints <> 0 or resolutions <> 0) x using (user_id, day)
     where (r.transports, r.complaints, r.resolutions) is distinct from (x.transports, x.complaints, x.resolutions)`,
+  'activity per user and month': sql<{ n: number }>`select count(*) as n from (
+      select user_id, date_trunc('month', day)::date as month, sum(transports)::int as transports, sum(complaints)::int as complaints,
+        sum(resolutions)::int as resolutions from user_day_counts group by 1, 2) r
+    full join (select * from user_month_counts where transports <> 0 or complaints <> 0 or resolutions <> 0) x using (user_id, month)
+    where (coalesce(r.transports, 0), coalesce(r.complaints, 0), coalesce(r.resolutions, 0))
+      is distinct from (coalesce(x.transports, 0), coalesce(x.complaints, 0), coalesce(x.resolutions, 0))`,
   'visible topics per tag': sql<{ n: number }>`select count(*) as n from tags g where visible_topics_count <> (
       select count(*) from forum_topic_tags tt join forum_topics t on t.id = tt.topic_id where tt.tag_id = g.id and not t.is_hidden)`,
 };

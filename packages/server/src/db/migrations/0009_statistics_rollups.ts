@@ -10,8 +10,9 @@ import { type Kysely, sql } from 'kysely';
  * - transport_day_counts, complaint_day_counts: everything, per UTC day of creation: a period of the
  *   global report is a sum over its whole days (its partial first and last days are read from the
  *   rows, by their creation-date index).
- * - user_day_counts: per user and UTC day, the transports and complaints they created and the
- *   RESOLVED history entries they wrote: the report's per-user figures and the per-day series.
+ * - user_day_counts, user_month_counts: per user and UTC day (month), the transports and complaints
+ *   they created and the RESOLVED history entries they wrote: the report's per-user figures (whole
+ *   months, then whole days, then the rows of the partial days) and a team's per-day series.
  * Sums of money are numeric (the double precision values converted, as PostgreSQL does, to 15
  * significant digits), so adding and removing rows never drifts; resolution durations in seconds.
  * - tags.visible_topics_count: visible forum topics carrying the tag (the forum's tag list).
@@ -19,6 +20,7 @@ import { type Kysely, sql } from 'kysely';
  */
 
 const day = (column: string) => `((${column}) at time zone 'UTC')::date`;
+const month = (column: string) => `date_trunc('month', (${column}) at time zone 'UTC')::date`;
 
 const statements = [
   // ---------------------------------------------------------------- tables
@@ -68,6 +70,15 @@ const statements = [
     resolutions integer not null default 0,
     primary key (user_id, day)
   )`,
+  `create table user_month_counts (
+    user_id integer not null,
+    month date not null,
+    transports integer not null default 0,
+    complaints integer not null default 0,
+    resolutions integer not null default 0,
+    primary key (user_id, month)
+  )`,
+  `comment on table user_month_counts is 'user_day_counts per UTC month (its first day); kept by the same triggers.'`,
   `comment on table transport_user_counts is 'Transports per creator, status, validation level and vehicle type, with the sum of total_product_value; kept by triggers on transports.'`,
   `comment on table transport_day_counts is 'Transports per UTC day of creation, status and validation level, with the sum of total_product_value; kept by triggers on transports.'`,
   `comment on table complaint_user_counts is 'Complaints per creator, status, complaint type and country (0: none), with amounts paid and resolution times; kept by triggers on complaints.'`,
@@ -85,6 +96,8 @@ const statements = [
         set transports = x.transports + excluded.transports, product_value = x.product_value + excluded.product_value;
       insert into user_day_counts as x (user_id, day, transports) values (t.created_by, ${day('t.created_at')}, sign)
       on conflict (user_id, day) do update set transports = x.transports + excluded.transports;
+      insert into user_month_counts as x (user_id, month, transports) values (t.created_by, ${month('t.created_at')}, sign)
+      on conflict (user_id, month) do update set transports = x.transports + excluded.transports;
     end $$`,
   `create function transports_roll_up() returns trigger language plpgsql as $$
     begin
@@ -116,6 +129,8 @@ const statements = [
           resolved = x.resolved + excluded.resolved, resolution_seconds = x.resolution_seconds + excluded.resolution_seconds;
       insert into user_day_counts as x (user_id, day, complaints) values (c.created_by, ${day('c.created_at')}, sign)
       on conflict (user_id, day) do update set complaints = x.complaints + excluded.complaints;
+      insert into user_month_counts as x (user_id, month, complaints) values (c.created_by, ${month('c.created_at')}, sign)
+      on conflict (user_id, month) do update set complaints = x.complaints + excluded.complaints;
     end $$`,
   `create function complaints_roll_up() returns trigger language plpgsql as $$
     begin
@@ -134,10 +149,13 @@ const statements = [
     begin
       if tg_op in ('UPDATE', 'DELETE') and old.status = 'RESOLVED' and old.created_by is not null then
         update user_day_counts set resolutions = resolutions - 1 where user_id = old.created_by and day = ${day('old.created_at')};
+        update user_month_counts set resolutions = resolutions - 1 where user_id = old.created_by and month = ${month('old.created_at')};
       end if;
       if tg_op in ('UPDATE', 'INSERT') and new.status = 'RESOLVED' and new.created_by is not null then
         insert into user_day_counts as x (user_id, day, resolutions) values (new.created_by, ${day('new.created_at')}, 1)
         on conflict (user_id, day) do update set resolutions = x.resolutions + 1;
+        insert into user_month_counts as x (user_id, month, resolutions) values (new.created_by, ${month('new.created_at')}, 1)
+        on conflict (user_id, month) do update set resolutions = x.resolutions + 1;
       end if;
       return null;
     end $$`,
@@ -209,6 +227,8 @@ const backfill = [
       select created_by, ${day('created_at')}, 0, 0, count(*) from complaint_status_history
         where status = 'RESOLVED' and created_by is not null group by 1, 2
     ) a group by 1, 2`,
+  `insert into user_month_counts (user_id, month, transports, complaints, resolutions)
+    select user_id, date_trunc('month', day)::date, sum(transports), sum(complaints), sum(resolutions) from user_day_counts group by 1, 2`,
   `update tags g set visible_topics_count = c.n
     from (select tt.tag_id, count(*)::int as n from forum_topic_tags tt join forum_topics t on t.id = tt.topic_id
       where not t.is_hidden group by 1) c where c.tag_id = g.id`,
@@ -238,6 +258,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     'drop trigger if exists transports_roll_up on transports',
     'drop function if exists transports_roll_up()',
     'drop function if exists transport_count(transports, integer)',
+    'drop table if exists user_month_counts',
     'drop table if exists user_day_counts',
     'drop table if exists complaint_day_counts',
     'drop table if exists complaint_user_counts',

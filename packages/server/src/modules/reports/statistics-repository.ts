@@ -176,23 +176,55 @@ async function complaintFigures(db: Db, auth: AuthContext, p: Period): Promise<S
   };
 }
 
+/** The first day of the UTC month after the one of `day` (YYYY-MM-DD). */
+function nextMonth(day: string): string {
+  const d = new Date(`${day.slice(0, 8)}01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + 1);
+  return isoDay(d.getTime());
+}
+
+/** Whole days as the whole UTC months inside them and the days around those. */
+function months(days: NonNullable<Split['days']>): { months: NonNullable<Split['days']> | null; days: NonNullable<Split['days']>[] } {
+  const from = days.from === null ? null : days.from.endsWith('-01') ? days.from : nextMonth(days.from);
+  const to = days.to === null ? null : `${days.to.slice(0, 8)}01`;
+  if (from !== null && to !== null && from >= to) return { months: null, days: [days] };
+  const rest: NonNullable<Split['days']>[] = [];
+  if (days.from !== null && days.from < from!) rest.push({ from: days.from, to: from });
+  if (days.to !== null && to! < days.to) rest.push({ from: to, to: days.to });
+  return { months: { from, to }, days: rest };
+}
+
 /**
  * Per user of the scope with activity in the period: what they created and resolved. Sums of
- * user_day_counts (migration 0009) over the whole days, plus the rows of the partial days.
+ * user_month_counts over the whole months, of user_day_counts over the other whole days (migration
+ * 0009), plus the rows of the partial days.
  */
 async function userFigures(db: Db, auth: AuthContext, p: Period): Promise<Statistics['users']> {
-  const inner = parts(
-    split(p),
-    (days) => sql`select user_id, transports, complaints, resolutions from user_day_counts x
-      where ${ownedBy(auth, 'x.user_id')} and ${inDays('x.day', days)}`,
-    (
-      range,
-    ) => sql`select created_by as user_id, 1 as transports, 0 as complaints, 0 as resolutions from transports t where ${ownedBy(auth, 't.created_by')} and ${inRange('t.created_at', range)}
-      union all
-      select created_by, 0, 1, 0 from complaints c where ${ownedBy(auth, 'c.created_by')} and ${inRange('c.created_at', range)}
-      union all
-      select created_by, 0, 0, 1 from complaint_status_history h
-      where h.status = 'RESOLVED' and ${inRange('h.created_at', range)} and ${ownedBy(auth, 'h.created_by')}`,
+  const s = split(p);
+  const tiers = s.days ? months(s.days) : { months: null, days: [] };
+  const inner = sql.join(
+    [
+      ...(tiers.months
+        ? [
+            sql`select user_id, transports, complaints, resolutions from user_month_counts x
+              where ${ownedBy(auth, 'x.user_id')} and ${inDays('x.month', tiers.months)}`,
+          ]
+        : []),
+      ...tiers.days.map(
+        (days) => sql`select user_id, transports, complaints, resolutions from user_day_counts x
+          where ${ownedBy(auth, 'x.user_id')} and ${inDays('x.day', days)}`,
+      ),
+      ...s.edges.map(
+        (range) => sql`select created_by as user_id, 1 as transports, 0 as complaints, 0 as resolutions from transports t
+          where ${ownedBy(auth, 't.created_by')} and ${inRange('t.created_at', range)}
+          union all
+          select created_by, 0, 1, 0 from complaints c where ${ownedBy(auth, 'c.created_by')} and ${inRange('c.created_at', range)}
+          union all
+          select created_by, 0, 0, 1 from complaint_status_history h
+          where h.status = 'RESOLVED' and ${inRange('h.created_at', range)} and ${ownedBy(auth, 'h.created_by')}`,
+      ),
+    ],
+    sql` union all `,
   );
   const { rows } = await sql<{ id: number; username: string; transports: number; complaints: number; resolved: number }>`
     select u.id, u.username, a.transports, a.complaints, a.resolved
