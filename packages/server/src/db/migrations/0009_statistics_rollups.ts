@@ -16,6 +16,8 @@ import { type Kysely, sql } from 'kysely';
  * Sums of money are numeric (the double precision values converted, as PostgreSQL does, to 15
  * significant digits), so adding and removing rows never drifts; resolution durations in seconds.
  * - tags.visible_topics_count: visible forum topics carrying the tag (the forum's tag list).
+ * - An index of the complaint attachments never linked to a complaint, by upload time (the sweep of
+ *   old pending uploads).
  * Frozen in time: never import application code here.
  */
 
@@ -164,6 +166,7 @@ const statements = [
   // The partial first and last days of a period are read from the rows.
   `create index complaint_status_history_resolved_at_idx on complaint_status_history (created_at) include (created_by)
     where status = 'RESOLVED'`,
+  `create index complaint_attachments_unlinked_idx on complaint_attachments (created_at) where complaint_id is null`,
   // ---------------------------------------------------------------- visible forum topics per tag
   `alter table tags add column visible_topics_count integer not null default 0`,
   `comment on column tags.visible_topics_count is 'Forum topics carrying the tag that are not hidden; kept by triggers on forum_topic_tags and forum_topics.'`,
@@ -247,6 +250,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     'drop trigger if exists forum_topic_tags_count_visible on forum_topic_tags',
     'drop function if exists tags_count_visible_topic()',
     'alter table tags drop column if exists visible_topics_count',
+    'drop index if exists complaint_attachments_unlinked_idx',
     'drop index if exists complaint_status_history_resolved_at_idx',
     'drop trigger if exists complaint_history_roll_up on complaint_status_history',
     'drop function if exists complaint_history_roll_up()',
