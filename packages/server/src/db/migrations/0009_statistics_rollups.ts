@@ -80,6 +80,8 @@ const statements = [
     resolutions integer not null default 0,
     primary key (user_id, month)
   )`,
+  // Everyone's activity over a range of days (the global report's days outside whole months).
+  `create index user_day_counts_day_idx on user_day_counts (day) include (user_id, transports, complaints, resolutions)`,
   `comment on table user_month_counts is 'user_day_counts per UTC month (its first day); kept by the same triggers.'`,
   `comment on table transport_user_counts is 'Transports per creator, status, validation level and vehicle type, with the sum of total_product_value; kept by triggers on transports.'`,
   `comment on table transport_day_counts is 'Transports per UTC day of creation, status and validation level, with the sum of total_product_value; kept by triggers on transports.'`,
