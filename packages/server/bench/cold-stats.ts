@@ -1,5 +1,5 @@
 /**
- * `tsx bench/cold-stats.ts [runs]`: the statistics of every scope computed on a cache miss, on the
+ * `pnpm bench:cold [runs]` (`tsx bench/cold-stats.ts`): the statistics of every scope computed on a cache miss, on the
  * benchmark database (BENCH_DATABASE_URL). `pnpm bench` sees the cached answers (reused for up to
  * 10 s); here the change counters the caches watch are advanced before every call, so each call
  * computes its answer. Prints the median and the worst of `runs` calls (default 5), in ms.
