@@ -512,6 +512,14 @@ export interface UserMonthCountsTable {
   resolutions: number;
 }
 
+/** Actors per role, organization (0: none) and active flag (triggers, 0009). */
+export interface ActorCountsTable {
+  actor_role: ActorRole;
+  organization_id: number;
+  is_active: boolean;
+  actors: number;
+}
+
 export interface AnnouncementsTable {
   id: Generated<number>;
   public_id: Generated<string>;
@@ -653,6 +661,7 @@ export interface Database {
   complaint_day_counts: ComplaintDayCountsTable;
   user_day_counts: UserDayCountsTable;
   user_month_counts: UserMonthCountsTable;
+  actor_counts: ActorCountsTable;
   announcements: AnnouncementsTable;
   announcement_tags: AnnouncementTagsTable;
   announcement_reads: AnnouncementReadsTable;

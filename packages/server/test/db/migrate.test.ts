@@ -49,6 +49,7 @@ function postgres(url: string): Target {
 const targets = [pglite, ...(process.env.DATABASE_URL ? [postgres(process.env.DATABASE_URL)] : [])];
 
 const TABLES = [
+  'actor_counts',
   'actors',
   'announcement_likes',
   'announcement_reads',
@@ -150,6 +151,10 @@ const rollUpMismatches = {
     full join (select * from user_month_counts where transports <> 0 or complaints <> 0 or resolutions <> 0) x using (user_id, month)
     where (coalesce(r.transports, 0), coalesce(r.complaints, 0), coalesce(r.resolutions, 0))
       is distinct from (coalesce(x.transports, 0), coalesce(x.complaints, 0), coalesce(x.resolutions, 0))`,
+  'actors per role, organization and state': sql<{ n: number }>`select count(*) as n from (
+      select actor_role, coalesce(organization_id, 0) as organization_id, is_active, count(*)::int as actors from actors group by 1, 2, 3) r
+    full join (select * from actor_counts where actors <> 0) x using (actor_role, organization_id, is_active)
+    where r.actors is distinct from x.actors`,
   'visible topics per tag': sql<{ n: number }>`select count(*) as n from tags g where visible_topics_count <> (
       select count(*) from forum_topic_tags tt join forum_topics t on t.id = tt.topic_id where tt.tag_id = g.id and not t.is_hidden)`,
 };
@@ -397,6 +402,17 @@ describe.each(targets)('database on $name', (target) => {
         await run(sql`update complaints set status = 'REOPENED', resolved_at = null where id = ${complaint}`);
         await run(sql`delete from complaints where id = ${complaint}`);
         await run(sql`delete from transports where id = ${transport}`);
+        expect(await mismatches(trx)).toEqual({});
+        // An actor deactivated, moved to an organization and to another role, then deleted.
+        const actor = (
+          await sql<{ id: number }>`insert into actors (actor_role, first_name, last_name, email)
+            values ('CUSTOMER', 'Roll', 'Up', 'roll.up@example.test') returning id`.execute(trx)
+        ).rows[0]!.id;
+        await run(sql`update actors set is_active = false where id = ${actor}`);
+        await run(sql`update actors set organization_id = (select min(id) from organizations) where id = ${actor}`);
+        await run(sql`update actors set actor_role = 'AGENT', is_active = true where id = ${actor}`);
+        expect(await mismatches(trx)).toEqual({});
+        await run(sql`delete from actors where id = ${actor}`);
         expect(await mismatches(trx)).toEqual({});
         // A tagged topic hidden, shown, tagged again, hidden, then deleted with its tags.
         const tagged = (

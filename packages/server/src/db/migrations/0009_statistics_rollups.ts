@@ -15,6 +15,7 @@ import { type Kysely, sql } from 'kysely';
  *   months, then whole days, then the rows of the partial days) and a team's per-day series.
  * Sums of money are numeric (the double precision values converted, as PostgreSQL does, to 15
  * significant digits), so adding and removing rows never drifts; resolution durations in seconds.
+ * - actor_counts: actors per role, organization (0: none) and active flag (the actor statistics).
  * - tags.visible_topics_count: visible forum topics carrying the tag (the forum's tag list).
  * - An index of the complaint attachments never linked to a complaint, by upload time (the sweep of
  *   old pending uploads).
@@ -169,6 +170,31 @@ const statements = [
   `create index complaint_status_history_resolved_at_idx on complaint_status_history (created_at) include (created_by)
     where status = 'RESOLVED'`,
   `create index complaint_attachments_unlinked_idx on complaint_attachments (created_at) where complaint_id is null`,
+  // ---------------------------------------------------------------- actors
+  `create table actor_counts (
+    actor_role text not null,
+    organization_id integer not null,
+    is_active boolean not null,
+    actors integer not null default 0,
+    primary key (actor_role, organization_id, is_active)
+  )`,
+  `comment on table actor_counts is 'Actors per role, organization (0: none) and active flag; kept by triggers on actors.'`,
+  `create function actors_roll_up() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('UPDATE', 'DELETE') then
+        update actor_counts set actors = actors - 1
+        where actor_role = old.actor_role and organization_id = coalesce(old.organization_id, 0) and is_active = old.is_active;
+      end if;
+      if tg_op in ('UPDATE', 'INSERT') then
+        insert into actor_counts as x values (new.actor_role, coalesce(new.organization_id, 0), new.is_active, 1)
+        on conflict (actor_role, organization_id, is_active) do update set actors = x.actors + 1;
+      end if;
+      return null;
+    end $$`,
+  `create trigger actors_roll_up after insert or delete on actors for each row execute function actors_roll_up()`,
+  `create trigger actors_roll_up_change after update of actor_role, organization_id, is_active on actors for each row
+    when ((old.actor_role, old.organization_id, old.is_active) is distinct from (new.actor_role, new.organization_id, new.is_active))
+    execute function actors_roll_up()`,
   // ---------------------------------------------------------------- visible forum topics per tag
   `alter table tags add column visible_topics_count integer not null default 0`,
   `comment on column tags.visible_topics_count is 'Forum topics carrying the tag that are not hidden; kept by triggers on forum_topic_tags and forum_topics.'`,
@@ -234,6 +260,7 @@ const backfill = [
     ) a group by 1, 2`,
   `insert into user_month_counts (user_id, month, transports, complaints, resolutions)
     select user_id, date_trunc('month', day)::date, sum(transports), sum(complaints), sum(resolutions) from user_day_counts group by 1, 2`,
+  `insert into actor_counts select actor_role, coalesce(organization_id, 0), is_active, count(*) from actors group by 1, 2, 3`,
   `update tags g set visible_topics_count = c.n
     from (select tt.tag_id, count(*)::int as n from forum_topic_tags tt join forum_topics t on t.id = tt.topic_id
       where not t.is_hidden group by 1) c where c.tag_id = g.id`,
@@ -252,6 +279,10 @@ export async function down(db: Kysely<any>): Promise<void> {
     'drop trigger if exists forum_topic_tags_count_visible on forum_topic_tags',
     'drop function if exists tags_count_visible_topic()',
     'alter table tags drop column if exists visible_topics_count',
+    'drop trigger if exists actors_roll_up_change on actors',
+    'drop trigger if exists actors_roll_up on actors',
+    'drop function if exists actors_roll_up()',
+    'drop table if exists actor_counts',
     'drop index if exists complaint_attachments_unlinked_idx',
     'drop index if exists complaint_status_history_resolved_at_idx',
     'drop trigger if exists complaint_history_roll_up on complaint_status_history',
