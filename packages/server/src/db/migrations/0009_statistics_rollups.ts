@@ -90,7 +90,9 @@ const statements = [
   `comment on table complaint_day_counts is 'Complaints per UTC day of creation and status, with amounts paid and resolution times; kept by triggers on complaints.'`,
   `comment on table user_day_counts is 'Per user and UTC day: transports and complaints created, RESOLVED history entries written; kept by triggers.'`,
   // ---------------------------------------------------------------- transports
-  `create function transport_count(t transports, sign integer) returns void language plpgsql as $$
+  // A row's contribution (sign +1 or -1); the per-user rows only when `activity` (an update that
+  // keeps the creator and the day leaves them as they are).
+  `create function transport_count(t transports, sign integer, activity boolean) returns void language plpgsql as $$
     declare value numeric := sign * coalesce(t.total_product_value::numeric, 0);
     begin
       insert into transport_user_counts as x values (t.created_by, t.status, t.validation_level, t.vehicle_type_id, sign, value)
@@ -99,15 +101,30 @@ const statements = [
       insert into transport_day_counts as x values (${day('t.created_at')}, t.status, t.validation_level, sign, value)
       on conflict (day, status, validation_level) do update
         set transports = x.transports + excluded.transports, product_value = x.product_value + excluded.product_value;
-      insert into user_day_counts as x (user_id, day, transports) values (t.created_by, ${day('t.created_at')}, sign)
-      on conflict (user_id, day) do update set transports = x.transports + excluded.transports;
-      insert into user_month_counts as x (user_id, month, transports) values (t.created_by, ${month('t.created_at')}, sign)
-      on conflict (user_id, month) do update set transports = x.transports + excluded.transports;
+      if activity then
+        insert into user_day_counts as x (user_id, day, transports) values (t.created_by, ${day('t.created_at')}, sign)
+        on conflict (user_id, day) do update set transports = x.transports + excluded.transports;
+        insert into user_month_counts as x (user_id, month, transports) values (t.created_by, ${month('t.created_at')}, sign)
+        on conflict (user_id, month) do update set transports = x.transports + excluded.transports;
+      end if;
     end $$`,
+  // An update takes its two sides in the order of their status (then level, creator, day): two
+  // transactions moving rows in opposite directions lock the counter rows in the same order.
   `create function transports_roll_up() returns trigger language plpgsql as $$
+    declare activity boolean;
     begin
-      if tg_op in ('UPDATE', 'DELETE') then perform transport_count(old, -1); end if;
-      if tg_op in ('UPDATE', 'INSERT') then perform transport_count(new, 1); end if;
+      if tg_op = 'INSERT' then perform transport_count(new, 1, true);
+      elsif tg_op = 'DELETE' then perform transport_count(old, -1, true);
+      else
+        activity := old.created_by is distinct from new.created_by or ${day('old.created_at')} <> ${day('new.created_at')};
+        if (old.status, old.validation_level, old.created_by, old.created_at) <= (new.status, new.validation_level, new.created_by, new.created_at) then
+          perform transport_count(old, -1, activity);
+          perform transport_count(new, 1, activity);
+        else
+          perform transport_count(new, 1, activity);
+          perform transport_count(old, -1, activity);
+        end if;
+      end if;
       return null;
     end $$`,
   `create trigger transports_roll_up after insert or delete on transports for each row execute function transports_roll_up()`,
@@ -117,7 +134,7 @@ const statements = [
       is distinct from (new.created_by, new.status, new.validation_level, new.vehicle_type_id, new.total_product_value, new.created_at))
     execute function transports_roll_up()`,
   // ---------------------------------------------------------------- complaints
-  `create function complaint_count(c complaints, sign integer) returns void language plpgsql as $$
+  `create function complaint_count(c complaints, sign integer, activity boolean) returns void language plpgsql as $$
     declare
       amount numeric := sign * coalesce(c.amount_paid::numeric, 0);
       resolved integer := sign * (c.resolved_at is not null)::int;
@@ -132,15 +149,28 @@ const statements = [
       on conflict (day, status) do update
         set complaints = x.complaints + excluded.complaints, amount_paid = x.amount_paid + excluded.amount_paid,
           resolved = x.resolved + excluded.resolved, resolution_seconds = x.resolution_seconds + excluded.resolution_seconds;
-      insert into user_day_counts as x (user_id, day, complaints) values (c.created_by, ${day('c.created_at')}, sign)
-      on conflict (user_id, day) do update set complaints = x.complaints + excluded.complaints;
-      insert into user_month_counts as x (user_id, month, complaints) values (c.created_by, ${month('c.created_at')}, sign)
-      on conflict (user_id, month) do update set complaints = x.complaints + excluded.complaints;
+      if activity then
+        insert into user_day_counts as x (user_id, day, complaints) values (c.created_by, ${day('c.created_at')}, sign)
+        on conflict (user_id, day) do update set complaints = x.complaints + excluded.complaints;
+        insert into user_month_counts as x (user_id, month, complaints) values (c.created_by, ${month('c.created_at')}, sign)
+        on conflict (user_id, month) do update set complaints = x.complaints + excluded.complaints;
+      end if;
     end $$`,
   `create function complaints_roll_up() returns trigger language plpgsql as $$
+    declare activity boolean;
     begin
-      if tg_op in ('UPDATE', 'DELETE') then perform complaint_count(old, -1); end if;
-      if tg_op in ('UPDATE', 'INSERT') then perform complaint_count(new, 1); end if;
+      if tg_op = 'INSERT' then perform complaint_count(new, 1, true);
+      elsif tg_op = 'DELETE' then perform complaint_count(old, -1, true);
+      else
+        activity := old.created_by is distinct from new.created_by or ${day('old.created_at')} <> ${day('new.created_at')};
+        if (old.status, old.created_by, old.created_at) <= (new.status, new.created_by, new.created_at) then
+          perform complaint_count(old, -1, activity);
+          perform complaint_count(new, 1, activity);
+        else
+          perform complaint_count(new, 1, activity);
+          perform complaint_count(old, -1, activity);
+        end if;
+      end if;
       return null;
     end $$`,
   `create trigger complaints_roll_up after insert or delete on complaints for each row execute function complaints_roll_up()`,
@@ -290,11 +320,11 @@ export async function down(db: Kysely<any>): Promise<void> {
     'drop trigger if exists complaints_roll_up_change on complaints',
     'drop trigger if exists complaints_roll_up on complaints',
     'drop function if exists complaints_roll_up()',
-    'drop function if exists complaint_count(complaints, integer)',
+    'drop function if exists complaint_count(complaints, integer, boolean)',
     'drop trigger if exists transports_roll_up_change on transports',
     'drop trigger if exists transports_roll_up on transports',
     'drop function if exists transports_roll_up()',
-    'drop function if exists transport_count(transports, integer)',
+    'drop function if exists transport_count(transports, integer, boolean)',
     'drop table if exists user_month_counts',
     'drop table if exists user_day_counts',
     'drop table if exists complaint_day_counts',
