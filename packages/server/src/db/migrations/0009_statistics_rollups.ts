@@ -17,6 +17,7 @@ import { type Kysely, sql } from 'kysely';
  * significant digits), so adding and removing rows never drifts; resolution durations in seconds.
  * - actor_counts: actors per role, organization (0: none) and active flag (the actor statistics).
  * - tags.visible_topics_count: visible forum topics carrying the tag (the forum's tag list).
+ * - A covering index of transports by creator and creation date (a team's report over a period).
  * - An index of the complaint attachments never linked to a complaint, by upload time (the sweep of
  *   old pending uploads).
  * Frozen in time: never import application code here.
@@ -196,6 +197,9 @@ const statements = [
     end $$`,
   `create trigger complaint_history_roll_up after insert or delete or update of status, created_by, created_at
     on complaint_status_history for each row execute function complaint_history_roll_up()`,
+  // A team's report over a period aggregates the team's transports: an index-only range per member.
+  `create index transports_created_by_created_at_cover_idx on transports (created_by, created_at)
+    include (status, validation_level, total_product_value)`,
   // The partial first and last days of a period are read from the rows.
   `create index complaint_status_history_resolved_at_idx on complaint_status_history (created_at) include (created_by)
     where status = 'RESOLVED'`,
@@ -315,6 +319,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     'drop table if exists actor_counts',
     'drop index if exists complaint_attachments_unlinked_idx',
     'drop index if exists complaint_status_history_resolved_at_idx',
+    'drop index if exists transports_created_by_created_at_cover_idx',
     'drop trigger if exists complaint_history_roll_up on complaint_status_history',
     'drop function if exists complaint_history_roll_up()',
     'drop trigger if exists complaints_roll_up_change on complaints',

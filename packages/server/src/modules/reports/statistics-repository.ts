@@ -24,6 +24,20 @@ export interface Period {
   endDate?: string;
 }
 
+/** The caller's scope as a condition on a column holding a user id. */
+type Scope = (userIdColumn: string) => Expression<SqlBool>;
+
+/**
+ * `ownedBy` with the team's users read once: every part of the report's queries names them as a
+ * list instead of planning the organization subtree again.
+ */
+async function scopeOf(db: Db, auth: AuthContext): Promise<Scope> {
+  if (hasGlobalView(auth)) return () => sql<SqlBool>`true`;
+  const ids = (await db.selectFrom('users as u').select('u.id').where(ownedBy(auth, 'u.id')).execute()).map((u) => u.id);
+  if (ids.length === 0) return () => sql<SqlBool>`false`;
+  return (column) => sql<SqlBool>`${sql.ref(column)} = any(array[${sql.join(ids)}]::int[])`;
+}
+
 /** `column` within the period (both ends inclusive). */
 function inPeriod(column: string, p: Period): Expression<SqlBool> {
   const from = p.startDate === undefined ? sql`true` : sql`${sql.ref(column)} >= ${new Date(p.startDate)}`;
@@ -93,7 +107,7 @@ type TransportRow = {
  * Everything: sums of the daily roll-up (transport_day_counts, migration 0009) plus the rows of the
  * partial days. A team or a user: the per-creator roll-up without a period, the rows within one.
  */
-async function transportRows(db: Db, auth: AuthContext, p: Period): Promise<TransportRow[]> {
+async function transportRows(db: Db, auth: AuthContext, scope: Scope, p: Period): Promise<TransportRow[]> {
   const outer = (inner: RawBuilder<unknown>) => sql<TransportRow>`select status, sum(n)::int as count, sum(level0)::int as level0,
       sum(level1)::int as level1, coalesce(sum(value), 0)::float8 as value
     from (${inner}) r group by status`;
@@ -113,14 +127,14 @@ async function transportRows(db: Db, auth: AuthContext, p: Period): Promise<Tran
   }
   if (p.startDate === undefined && p.endDate === undefined) {
     const inner = sql`select status, transports as n, ${level(0, 'transports')} as level0, ${level(1, 'transports')} as level1,
-        product_value as value from transport_user_counts x where ${ownedBy(auth, 'x.created_by')}`;
+        product_value as value from transport_user_counts x where ${scope('x.created_by')}`;
     return (await outer(inner).execute(db)).rows;
   }
-  return (await outer(fromRows(sql`${ownedBy(auth, 't.created_by')} and ${inPeriod('t.created_at', p)}`)).execute(db)).rows;
+  return (await outer(fromRows(sql`${scope('t.created_by')} and ${inPeriod('t.created_at', p)}`)).execute(db)).rows;
 }
 
-async function transportFigures(db: Db, auth: AuthContext, p: Period): Promise<Statistics['transports']> {
-  const rows = await transportRows(db, auth, p);
+async function transportFigures(db: Db, auth: AuthContext, scope: Scope, p: Period): Promise<Statistics['transports']> {
+  const rows = await transportRows(db, auth, scope, p);
   return {
     total: sumOf(rows, (r) => r.count),
     byStatus: byStatus(TRANSPORT_STATUSES, rows),
@@ -139,7 +153,7 @@ type ComplaintRow = {
 };
 
 /** As transportRows, on complaint_day_counts and complaint_user_counts. */
-async function complaintRows(db: Db, auth: AuthContext, p: Period): Promise<ComplaintRow[]> {
+async function complaintRows(db: Db, auth: AuthContext, scope: Scope, p: Period): Promise<ComplaintRow[]> {
   const outer = (inner: RawBuilder<unknown>) => sql<ComplaintRow>`select status, sum(n)::int as count,
       coalesce(sum(amount), 0)::float8 as amount, coalesce(sum(seconds), 0)::float8 as seconds, sum(resolved)::int as resolved
     from (${inner}) r group by status`;
@@ -158,13 +172,13 @@ async function complaintRows(db: Db, auth: AuthContext, p: Period): Promise<Comp
     return (await outer(inner).execute(db)).rows;
   }
   if (p.startDate === undefined && p.endDate === undefined) {
-    return (await outer(sql`select ${rolledUp} from complaint_user_counts x where ${ownedBy(auth, 'x.created_by')}`).execute(db)).rows;
+    return (await outer(sql`select ${rolledUp} from complaint_user_counts x where ${scope('x.created_by')}`).execute(db)).rows;
   }
-  return (await outer(fromRows(sql`${ownedBy(auth, 'c.created_by')} and ${inPeriod('c.created_at', p)}`)).execute(db)).rows;
+  return (await outer(fromRows(sql`${scope('c.created_by')} and ${inPeriod('c.created_at', p)}`)).execute(db)).rows;
 }
 
-async function complaintFigures(db: Db, auth: AuthContext, p: Period): Promise<Statistics['complaints']> {
-  const rows = await complaintRows(db, auth, p);
+async function complaintFigures(db: Db, auth: AuthContext, scope: Scope, p: Period): Promise<Statistics['complaints']> {
+  const rows = await complaintRows(db, auth, scope, p);
   const resolved = sumOf(rows, (r) => r.resolved);
   const seconds = sumOf(rows, (r) => r.seconds);
   return {
@@ -199,7 +213,7 @@ function months(days: NonNullable<Split['days']>): { months: NonNullable<Split['
  * user_month_counts over the whole months, of user_day_counts over the other whole days (migration
  * 0009), plus the rows of the partial days.
  */
-async function userFigures(db: Db, auth: AuthContext, p: Period): Promise<Statistics['users']> {
+async function userFigures(db: Db, scope: Scope, p: Period): Promise<Statistics['users']> {
   const s = split(p);
   const tiers = s.days ? months(s.days) : { months: null, days: [] };
   const inner = sql.join(
@@ -207,21 +221,21 @@ async function userFigures(db: Db, auth: AuthContext, p: Period): Promise<Statis
       ...(tiers.months
         ? [
             sql`select user_id, transports, complaints, resolutions from user_month_counts x
-              where ${ownedBy(auth, 'x.user_id')} and ${inDays('x.month', tiers.months)}`,
+              where ${scope('x.user_id')} and ${inDays('x.month', tiers.months)}`,
           ]
         : []),
       ...tiers.days.map(
         (days) => sql`select user_id, transports, complaints, resolutions from user_day_counts x
-          where ${ownedBy(auth, 'x.user_id')} and ${inDays('x.day', days)}`,
+          where ${scope('x.user_id')} and ${inDays('x.day', days)}`,
       ),
       ...s.edges.map(
         (range) => sql`select created_by as user_id, 1 as transports, 0 as complaints, 0 as resolutions from transports t
-          where ${ownedBy(auth, 't.created_by')} and ${inRange('t.created_at', range)}
+          where ${scope('t.created_by')} and ${inRange('t.created_at', range)}
           union all
-          select created_by, 0, 1, 0 from complaints c where ${ownedBy(auth, 'c.created_by')} and ${inRange('c.created_at', range)}
+          select created_by, 0, 1, 0 from complaints c where ${scope('c.created_by')} and ${inRange('c.created_at', range)}
           union all
           select created_by, 0, 0, 1 from complaint_status_history h
-          where h.status = 'RESOLVED' and ${inRange('h.created_at', range)} and ${ownedBy(auth, 'h.created_by')}`,
+          where h.status = 'RESOLVED' and ${inRange('h.created_at', range)} and ${scope('h.created_by')}`,
       ),
     ],
     sql` union all `,
@@ -262,13 +276,14 @@ export function reportStatistics(db: Db, auth: AuthContext, p: Period): Promise<
 async function computeStatistics(db: Db, auth: AuthContext, p: Period): Promise<Statistics> {
   return db.transaction().execute(async (trx) => {
     await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
+    const scope = await scopeOf(trx, auth);
     return {
       scope: hasGlobalView(auth) ? 'GLOBAL' : 'TEAM',
       startDate: p.startDate ?? null,
       endDate: p.endDate ?? null,
-      transports: await transportFigures(trx, auth, p),
-      complaints: await complaintFigures(trx, auth, p),
-      users: await userFigures(trx, auth, p),
+      transports: await transportFigures(trx, auth, scope, p),
+      complaints: await complaintFigures(trx, auth, scope, p),
+      users: await userFigures(trx, scope, p),
     };
   });
 }
