@@ -665,7 +665,9 @@ export interface paths {
          *       supervisors and administrators: all), else 404 `COMPLAINT_NOT_FOUND`; the files are attached
          *       to it at once. A `CLOSED` complaint accepts no more files: 409 `NOT_EDITABLE`.
          *     - Without `complaintId`: the files are stored as pending attachments of the caller, to be
-         *       linked by `POST /trade/complaints` through `attachmentIds`.
+         *       linked by `POST /trade/complaints` through `attachmentIds`. A pending attachment not linked
+         *       within 24 hours of its upload is removed with its file (by a sweep the server runs every
+         *       hour, `ATTACHMENT_SWEEP_INTERVAL_MS`); afterwards its id answers 404 like an unknown one.
          *
          *     Each file is checked on its own: its type is detected from its bytes (JPEG, PNG or PDF;
          *     never from the declared type or the extension) and it must not exceed 10 MB or be empty.
@@ -1296,7 +1298,8 @@ export interface paths {
          *     - `limit`: at most this many tags, default 20, at most 100.
          *
          *     Design decision: `usageCount` here counts the visible forum topics carrying the tag (the administration
-         *     shape counts forum topics, announcements and tutorials together). `isActive` is always true here.
+         *     shape counts forum topics, announcements and tutorials together), read from a counter the database
+         *     keeps with every tagging, hiding and deletion. `isActive` is always true here.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 429 `RATE_LIMITED`, 500.
          */
@@ -3365,8 +3368,14 @@ export interface paths {
          *
          *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
          *
-         *     Design decision: the figures are computed on each call by aggregate queries (no stored
-         *     report), so they are always current; the rows behind them are exported as CSV by
+         *     Design decision: no report is stored; the figures are sums of counters the database keeps in
+         *     the same transaction as every write (per creator and per UTC day and month of creation), so they
+         *     are always current and exact, and their cost does not grow with the data: the whole days and
+         *     months of the period come from the counters, its partial first and last days from the rows (a
+         *     team's transport and complaint figures over a period are aggregated from the team's own rows).
+         *     Money is summed as decimals of each value's 15 significant digits. The answer is reused for
+         *     callers of the same scope and period for at most 10 s while nothing is written. The rows behind
+         *     the figures are exported as CSV by
          *     `GET /admin/reports/transports/export` and `GET /admin/reports/complaints/export`.
          */
         get: operations["getReportStatistics"];
@@ -3459,7 +3468,9 @@ export interface paths {
          *     created by the users of their organization subtree; supervisors and administrators get all
          *     complaints.
          *
-         *     Computed by SQL aggregation (GROUP BY, never by loading complaints):
+         *     Computed as sums, by the database, of counters it keeps in the same transaction as every
+         *     complaint write (per creator, status, type and country; per UTC day of creation), so exact and
+         *     current at a cost that does not grow with the number of complaints:
          *     - `total` and `byStatus` (every status, zero counts included);
          *     - `byType` and `byCountry` (entries with complaints only, by count descending; complaints
          *       without a type or whose creator has no country are grouped under a null id);
@@ -3710,9 +3721,11 @@ export interface paths {
          *     (a change counter advanced by every write); so an answer is never older than the last write.
          *
          *     Team managers (transports created by users of their organization subtree), supervisors and
-         *     administrators (all transports). All figures are computed by SQL aggregation in the database
-         *     (`COUNT`/`SUM` with `GROUP BY`, days generated with `generate_series`), never by loading the
-         *     transports:
+         *     administrators (all transports). All figures are sums, by the database, of counters it keeps
+         *     in the same transaction as every transport write (per creator, status, validation level and
+         *     vehicle type; per UTC day of creation), so they are exact and current and their cost does not
+         *     grow with the number of transports; `totalProductValue` is summed as a decimal of each value's
+         *     15 significant digits (no rounding drift from the order of the rows):
          *     - `total`, `byStatus` (every status present, 0 when none), `byVehicleType` (most used first)
          *       and `totalProductValue` (sum of `totalProductValue`, nulls counted as 0) over every
          *       transport in scope;
@@ -4077,7 +4090,9 @@ export interface paths {
          * Delete a complaint type
          * @description Administrators only. Deletes a complaint type that no complaint uses. While complaints use it
          *     the answer is 409 `RESOURCE_IN_USE` with the `usageCount`; deactivate it instead
-         *     (`PATCH /admin/configurations/complaint-types/{id}/status`).
+         *     (`PATCH /admin/configurations/complaint-types/{id}/status`). `usageCount` is the counter the
+         *     database keeps with every complaint write, read while the entry is locked against new
+         *     references, so it is exact when the refusal is made.
          *
          *     Errors: 400 invalid id, 404 `RESOURCE_NOT_FOUND`, 409 `RESOURCE_IN_USE`.
          */
@@ -4196,8 +4211,9 @@ export interface paths {
          * @description Callers: `super_admin`. Scope: every role.
          *
          *     Deletes a custom role. System roles cannot be deleted (409 `NOT_EDITABLE`); a role held by accounts is
-         *     refused with 409 `RESOURCE_IN_USE` (`usageCount` = accounts holding it): move them to another role
-         *     first, or deactivate it. The answer carries `result: null`.
+         *     refused with 409 `RESOURCE_IN_USE` (`usageCount` = accounts holding it, the counter the database
+         *     keeps with every account write, read while the role is locked against new holders): move them to
+         *     another role first, or deactivate it. The answer carries `result: null`.
          *
          *     Errors:
          *     - 400: the id is not a positive integer.
@@ -4421,7 +4437,9 @@ export interface paths {
          * Delete a vehicle type
          * @description Administrators only. Deletes a vehicle type that no transport uses. While transports use it
          *     the answer is 409 `RESOURCE_IN_USE` with the number of transports (`usageCount`); deactivate
-         *     it instead (`PATCH /admin/configurations/vehicle-types/{id}/status`).
+         *     it instead (`PATCH /admin/configurations/vehicle-types/{id}/status`). `usageCount` is the
+         *     counter the database keeps with every transport write, read while the entry is locked against
+         *     new references, so it is exact when the refusal is made.
          *
          *     Errors: 404 `RESOURCE_NOT_FOUND`; 409 `RESOURCE_IN_USE`.
          */
@@ -4537,8 +4555,9 @@ export interface paths {
          * @description Callers: `admin`, `super_admin`. Scope: every country.
          *
          *     Deletes the country. Refused with 409 `RESOURCE_IN_USE` while states, accounts, organizations or
-         *     complaints refer to it (`usageCount` = number of such records); deactivate it instead. The answer
-         *     carries `result: null`.
+         *     complaints refer to it (`usageCount` = number of such records; the complaints from a counter the
+         *     database keeps with every complaint write, read while the country is locked against new
+         *     references); deactivate it instead. The answer carries `result: null`.
          *
          *     Errors:
          *     - 400: the id is not a positive integer.

@@ -16,6 +16,7 @@ import { corsOptions } from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
+import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
@@ -92,6 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(fileStore);
   await app.register(docs);
   await app.register(outboxWorker);
+  await app.register(attachmentSweeper);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

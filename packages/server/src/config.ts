@@ -57,6 +57,8 @@ export interface Config {
   timeouts: { requestMs: number; headersMs: number; idleMs: number };
   /** Notification delivery: SMTP server (unset: e-mails stay queued), sender, outbox worker period (0: no background loop). */
   mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
+  /** Period of the sweep of complaint attachments never linked to a complaint (0: no background loop). */
+  attachmentSweepIntervalMs: number;
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -97,6 +99,7 @@ interface Env {
   SMTP_URL?: string;
   MAIL_FROM: string;
   OUTBOX_INTERVAL_MS: number;
+  ATTACHMENT_SWEEP_INTERVAL_MS: number;
   SANDBOX?: boolean;
 }
 
@@ -135,6 +138,7 @@ const schema = {
     SMTP_URL: { type: 'string', pattern: '^smtps?://' },
     MAIL_FROM: { type: 'string', minLength: 3, default: 'Transport Operations <no-reply@transport-ops.example>' },
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
+    ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     SANDBOX: { type: 'boolean' },
   },
 } as const;
@@ -231,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadRequestLimitBytes: 50 * 1024 * 1024,
     timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
+    attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     sandbox: e.SANDBOX ?? false,
   };
 }
@@ -286,5 +291,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const mail = { ...base.mail, outboxIntervalMs: 0 };
   // A loaded test machine can take seconds to answer the readiness probe's query: that is not an outage.
   const readinessTimeoutMs = 60_000;
-  return { ...base, jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') }, mail, readinessTimeoutMs, ...overrides };
+  // Nor a background sweep of old pending uploads: tests call app.sweepUnlinkedAttachments() with their own clock.
+  const attachmentSweepIntervalMs = 0;
+  return {
+    ...base,
+    jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') },
+    mail,
+    attachmentSweepIntervalMs,
+    readinessTimeoutMs,
+    ...overrides,
+  };
 }

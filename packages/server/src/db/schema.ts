@@ -190,6 +190,8 @@ export interface TagsTable {
   is_active: Generated<boolean>;
   /** Forum topics carrying the tag (kept by triggers, migration 0008). */
   topics_count: Generated<number>;
+  /** Visible (not hidden) forum topics carrying the tag (kept by triggers, migration 0009). */
+  visible_topics_count: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -449,6 +451,75 @@ export interface ForumReportCountsTable {
   reports: number;
 }
 
+/** Transports per creator, status, validation level and vehicle type (triggers, 0009). */
+export interface TransportUserCountsTable {
+  created_by: number;
+  status: TransportStatus;
+  validation_level: number;
+  vehicle_type_id: number;
+  transports: number;
+  /** Sum of total_product_value (numeric). */
+  product_value: number;
+}
+
+/** Transports per UTC day of creation, status and validation level (triggers, 0009). */
+export interface TransportDayCountsTable {
+  day: string;
+  status: TransportStatus;
+  validation_level: number;
+  transports: number;
+  product_value: number;
+}
+
+/** Complaints per creator, status, complaint type and country, 0 for none (triggers, 0009). */
+export interface ComplaintUserCountsTable {
+  created_by: number;
+  status: ComplaintStatus;
+  complaint_type_id: number;
+  country_id: number;
+  complaints: number;
+  amount_paid: number;
+  /** Complaints with a resolved_at, and the sum of their resolved_at - created_at in seconds. */
+  resolved: number;
+  resolution_seconds: number;
+}
+
+/** Complaints per UTC day of creation and status (triggers, 0009). */
+export interface ComplaintDayCountsTable {
+  day: string;
+  status: ComplaintStatus;
+  complaints: number;
+  amount_paid: number;
+  resolved: number;
+  resolution_seconds: number;
+}
+
+/** Per user and UTC day: transports and complaints created, RESOLVED history entries written (triggers, 0009). */
+export interface UserDayCountsTable {
+  user_id: number;
+  day: string;
+  transports: number;
+  complaints: number;
+  resolutions: number;
+}
+
+/** user_day_counts per UTC month, `month` its first day (triggers, 0009). */
+export interface UserMonthCountsTable {
+  user_id: number;
+  month: string;
+  transports: number;
+  complaints: number;
+  resolutions: number;
+}
+
+/** Actors per role, organization (0: none) and active flag (triggers, 0009). */
+export interface ActorCountsTable {
+  actor_role: ActorRole;
+  organization_id: number;
+  is_active: boolean;
+  actors: number;
+}
+
 export interface AnnouncementsTable {
   id: Generated<number>;
   public_id: Generated<string>;
@@ -584,6 +655,13 @@ export interface Database {
   forum_reports: ForumReportsTable;
   forum_category_counts: ForumCategoryCountsTable;
   forum_report_counts: ForumReportCountsTable;
+  transport_user_counts: TransportUserCountsTable;
+  transport_day_counts: TransportDayCountsTable;
+  complaint_user_counts: ComplaintUserCountsTable;
+  complaint_day_counts: ComplaintDayCountsTable;
+  user_day_counts: UserDayCountsTable;
+  user_month_counts: UserMonthCountsTable;
+  actor_counts: ActorCountsTable;
   announcements: AnnouncementsTable;
   announcement_tags: AnnouncementTagsTable;
   announcement_reads: AnnouncementReadsTable;

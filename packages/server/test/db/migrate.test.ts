@@ -49,6 +49,7 @@ function postgres(url: string): Target {
 const targets = [pglite, ...(process.env.DATABASE_URL ? [postgres(process.env.DATABASE_URL)] : [])];
 
 const TABLES = [
+  'actor_counts',
   'actors',
   'announcement_likes',
   'announcement_reads',
@@ -57,9 +58,11 @@ const TABLES = [
   'categories',
   'certificates',
   'complaint_attachments',
+  'complaint_day_counts',
   'complaint_notifications',
   'complaint_status_history',
   'complaint_types',
+  'complaint_user_counts',
   'complaints',
   'content_views',
   'countries',
@@ -78,14 +81,18 @@ const TABLES = [
   'sessions',
   'states',
   'tags',
+  'transport_day_counts',
   'transport_documents',
   'transport_status_history',
+  'transport_user_counts',
   'transports',
   'tutorial_chapters',
   'tutorial_prerequisites',
   'tutorial_progress',
   'tutorial_tags',
   'tutorials',
+  'user_day_counts',
+  'user_month_counts',
   'users',
   'vehicle_types',
 ];
@@ -101,6 +108,56 @@ async function count(db: Kysely<Database>, query: ReturnType<typeof sql<{ n: num
   const { rows } = await query.execute(db);
   return Number(rows[0]?.n);
 }
+
+const day = (column: string) => sql.raw(`((${column}) at time zone 'UTC')::date`);
+/** Rows of a roll-up that disagree with the same figures grouped from the rows (rows of zeros aside). */
+const rollUpMismatches = {
+  'transports per creator': sql<{ n: number }>`select count(*) as n from (
+      select created_by, status, validation_level, vehicle_type_id, count(*)::int as transports,
+        coalesce(sum(total_product_value::numeric), 0) as product_value from transports group by 1, 2, 3, 4) r
+    full join (select * from transport_user_counts where transports <> 0 or product_value <> 0) x
+      using (created_by, status, validation_level, vehicle_type_id)
+    where r.transports is distinct from x.transports or r.product_value is distinct from x.product_value`,
+  'transports per day': sql<{ n: number }>`select count(*) as n from (
+      select ${day('created_at')} as day, status, validation_level, count(*)::int as transports,
+        coalesce(sum(total_product_value::numeric), 0) as product_value from transports group by 1, 2, 3) r
+    full join (select * from transport_day_counts where transports <> 0 or product_value <> 0) x using (day, status, validation_level)
+    where r.transports is distinct from x.transports or r.product_value is distinct from x.product_value`,
+  'complaints per creator': sql<{ n: number }>`select count(*) as n from (
+      select created_by, status, coalesce(complaint_type_id, 0) as complaint_type_id, coalesce(country_id, 0) as country_id,
+        count(*)::int as complaints, coalesce(sum(amount_paid::numeric), 0) as amount_paid, count(resolved_at)::int as resolved,
+        coalesce(sum(extract(epoch from (resolved_at - created_at))), 0) as resolution_seconds from complaints group by 1, 2, 3, 4) r
+    full join (select * from complaint_user_counts where complaints <> 0 or amount_paid <> 0 or resolved <> 0 or resolution_seconds <> 0) x
+      using (created_by, status, complaint_type_id, country_id)
+    where (r.complaints, r.amount_paid, r.resolved, r.resolution_seconds) is distinct from (x.complaints, x.amount_paid, x.resolved, x.resolution_seconds)`,
+  'complaints per day': sql<{ n: number }>`select count(*) as n from (
+      select ${day('created_at')} as day, status, count(*)::int as complaints, coalesce(sum(amount_paid::numeric), 0) as amount_paid,
+        count(resolved_at)::int as resolved, coalesce(sum(extract(epoch from (resolved_at - created_at))), 0) as resolution_seconds
+      from complaints group by 1, 2) r
+    full join (select * from complaint_day_counts where complaints <> 0 or amount_paid <> 0 or resolved <> 0 or resolution_seconds <> 0) x
+      using (day, status)
+    where (r.complaints, r.amount_paid, r.resolved, r.resolution_seconds) is distinct from (x.complaints, x.amount_paid, x.resolved, x.resolution_seconds)`,
+  'activity per user and day': sql<{ n: number }>`select count(*) as n from (
+      select user_id, day, sum(transports)::int as transports, sum(complaints)::int as complaints, sum(resolutions)::int as resolutions from (
+        select created_by as user_id, ${day('created_at')} as day, 1 as transports, 0 as complaints, 0 as resolutions from transports
+        union all select created_by, ${day('created_at')}, 0, 1, 0 from complaints
+        union all select created_by, ${day('created_at')}, 0, 0, 1 from complaint_status_history where status = 'RESOLVED' and created_by is not null
+      ) a group by 1, 2) r
+    full join (select * from user_day_counts where transports <> 0 or complaints <> 0 or resolutions <> 0) x using (user_id, day)
+    where (r.transports, r.complaints, r.resolutions) is distinct from (x.transports, x.complaints, x.resolutions)`,
+  'activity per user and month': sql<{ n: number }>`select count(*) as n from (
+      select user_id, date_trunc('month', day)::date as month, sum(transports)::int as transports, sum(complaints)::int as complaints,
+        sum(resolutions)::int as resolutions from user_day_counts group by 1, 2) r
+    full join (select * from user_month_counts where transports <> 0 or complaints <> 0 or resolutions <> 0) x using (user_id, month)
+    where (coalesce(r.transports, 0), coalesce(r.complaints, 0), coalesce(r.resolutions, 0))
+      is distinct from (coalesce(x.transports, 0), coalesce(x.complaints, 0), coalesce(x.resolutions, 0))`,
+  'actors per role, organization and state': sql<{ n: number }>`select count(*) as n from (
+      select actor_role, coalesce(organization_id, 0) as organization_id, is_active, count(*)::int as actors from actors group by 1, 2, 3) r
+    full join (select * from actor_counts where actors <> 0) x using (actor_role, organization_id, is_active)
+    where r.actors is distinct from x.actors`,
+  'visible topics per tag': sql<{ n: number }>`select count(*) as n from tags g where visible_topics_count <> (
+      select count(*) from forum_topic_tags tt join forum_topics t on t.id = tt.topic_id where tt.tag_id = g.id and not t.is_hidden)`,
+};
 
 describe.each(targets)('database on $name', (target) => {
   let db: Kysely<Database>;
@@ -191,6 +248,8 @@ describe.each(targets)('database on $name', (target) => {
       coalesce(f.topics, 0) <> (select count(*) from forum_topics t where t.category_id = c.id)
       or coalesce(f.messages, 0) <> (select count(*) from forum_messages m join forum_topics t on t.id = m.topic_id
         where t.category_id = c.id and m.deleted_at is null)`,
+    // Kept by triggers (0009): the statistics roll-ups and each tag's visible topics.
+    ...rollUpMismatches,
   };
 
   it.each(Object.entries(counterMismatches))('stores counters that agree with the rows they count: %s', async (_, mismatches) => {
@@ -296,6 +355,84 @@ describe.each(targets)('database on $name', (target) => {
       }),
     ).rejects.toBe(rollback);
     expect(await counters(db)).toEqual(before);
+  });
+
+  it('keeps the statistics roll-ups equal to a recount through inserts, changes, moves and deletes', async () => {
+    const mismatches = async (trx: Kysely<Database>) => {
+      const found: Record<string, number> = {};
+      for (const [name, query] of Object.entries(rollUpMismatches)) {
+        const n = await count(trx, query);
+        if (n > 0) found[name] = n;
+      }
+      return found;
+    };
+    const rollback = new Error('rollback');
+    expect(await mismatches(db)).toEqual({});
+    await expect(
+      db.transaction().execute(async (trx) => {
+        const run = (query: ReturnType<typeof sql>) => query.execute(trx);
+        const users = (await sql<{ id: number }>`select id from users order by id limit 2`.execute(trx)).rows.map((r) => r.id);
+        // A transport created mid-day, then validated, valued, moved to another day and another creator.
+        await run(sql`create temp table t_copy on commit drop as select * from transports order by id limit 1`);
+        await run(sql`update t_copy set id = nextval(pg_get_serial_sequence('transports', 'id')), public_id = gen_random_uuid(),
+          loading_number = transport_loading_number(), status = 'PENDING', validation_level = 0, total_product_value = 12.5,
+          created_at = '2026-03-10T13:45:00Z'`);
+        const transport = (await sql<{ id: number }>`insert into transports select * from t_copy returning id`.execute(trx)).rows[0]!.id;
+        expect(await mismatches(trx)).toEqual({});
+        await run(sql`update transports set validation_level = 1 where id = ${transport}`);
+        await run(sql`update transports set status = 'VALIDATED', validation_level = 2, total_product_value = 0.1 where id = ${transport}`);
+        await run(sql`update transports set total_product_value = null, created_at = created_at - interval '3 days 14 hours',
+          created_by = ${users[1]!} where id = ${transport}`);
+        expect(await mismatches(trx)).toEqual({});
+        // A complaint on it, resolved (history entry by a user), paid, moved to another type and country, then deleted.
+        await run(sql`create temp table c_copy on commit drop as select * from complaints order by id limit 1`);
+        await run(sql`update c_copy set id = nextval(pg_get_serial_sequence('complaints', 'id')), public_id = gen_random_uuid(),
+          transport_id = ${transport}, status = 'PENDING', resolved_at = null, amount_paid = 3.3, created_at = '2026-03-10T23:30:00Z'`);
+        const complaint = (await sql<{ id: number }>`insert into complaints select * from c_copy returning id`.execute(trx)).rows[0]!.id;
+        await run(
+          sql`update complaints set status = 'RESOLVED', resolved_at = created_at + interval '90 minutes 1.5 seconds' where id = ${complaint}`,
+        );
+        await run(sql`insert into complaint_status_history (complaint_id, status, created_by, created_at)
+          values (${complaint}, 'RESOLVED', ${users[0]!}, '2026-03-11T00:30:00Z'), (${complaint}, 'RESOLVED', null, now())`);
+        await run(
+          sql`update complaints set amount_paid = null, country_id = null, complaint_type_id = null, created_by = ${users[1]!} where id = ${complaint}`,
+        );
+        await run(sql`update complaint_status_history set created_at = created_at - interval '2 days' where complaint_id = ${complaint}`);
+        expect(await mismatches(trx)).toEqual({});
+        await run(sql`update complaints set status = 'REOPENED', resolved_at = null where id = ${complaint}`);
+        await run(sql`delete from complaints where id = ${complaint}`);
+        await run(sql`delete from transports where id = ${transport}`);
+        expect(await mismatches(trx)).toEqual({});
+        // An actor deactivated, moved to an organization and to another role, then deleted.
+        const actor = (
+          await sql<{ id: number }>`insert into actors (actor_role, first_name, last_name, email)
+            values ('CUSTOMER', 'Roll', 'Up', 'roll.up@example.test') returning id`.execute(trx)
+        ).rows[0]!.id;
+        await run(sql`update actors set is_active = false where id = ${actor}`);
+        await run(sql`update actors set organization_id = (select min(id) from organizations) where id = ${actor}`);
+        await run(sql`update actors set actor_role = 'AGENT', is_active = true where id = ${actor}`);
+        expect(await mismatches(trx)).toEqual({});
+        await run(sql`delete from actors where id = ${actor}`);
+        expect(await mismatches(trx)).toEqual({});
+        // A tagged topic hidden, shown, tagged again, hidden, then deleted with its tags.
+        const tagged = (
+          await sql<{
+            topic_id: number;
+          }>`select topic_id from forum_topic_tags group by topic_id order by count(*) desc, topic_id limit 1`.execute(trx)
+        ).rows[0]!.topic_id;
+        await run(sql`update forum_topics set is_hidden = true where id = ${tagged}`);
+        expect(await mismatches(trx)).toEqual({});
+        await run(sql`update forum_topics set is_hidden = false where id = ${tagged}`);
+        await run(sql`insert into forum_topic_tags (topic_id, tag_id)
+          select ${tagged}, g.id from tags g where not exists (select 1 from forum_topic_tags x where x.topic_id = ${tagged} and x.tag_id = g.id)
+          order by g.id limit 1`);
+        expect(await mismatches(trx)).toEqual({});
+        await run(sql`delete from forum_topics where id = ${tagged}`);
+        expect(await mismatches(trx)).toEqual({});
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(await mismatches(db)).toEqual({});
   });
 
   it('holds the demo scenarios the API tests rely on', async () => {

@@ -7,6 +7,7 @@ import * as m0005 from './0005_structure.js';
 import * as m0006 from './0006_file_store.js';
 import * as m0007 from './0007_scale_statistics.js';
 import * as m0008 from './0008_config_counts.js';
+import * as m0009 from './0009_statistics_rollups.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006_file_store': m0006,
   '0007_scale_statistics': m0007,
   '0008_config_counts': m0008,
+  '0009_statistics_rollups': m0009,
 };

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
 import { hasGlobalView, ownedBy, withinTeam } from '../../lib/scope.js';
@@ -14,8 +14,8 @@ const counted = (total: unknown, active: unknown) => {
 const cache = statsCache<Result<'getActorStats'>>('actors', 'transports');
 
 /**
- * Family counts in one pass over actors (grouped by filters), then the top customers by their
- * transports. A team manager's agents and top customers are limited to their organization subtree.
+ * Family counts from the counters the database keeps per role, organization and active flag, then
+ * the top customers by their transports. A team manager's agents and top customers are limited to their organization subtree.
  * The answer is reused per scope while no counted actor or transport column changes (statsCache).
  */
 export function actorStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
@@ -57,19 +57,21 @@ export function topCustomersQuery(db: Kysely<Database>, auth: AuthContext, top: 
 }
 
 async function computeStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
-  const agents = withinTeam(auth, 'a.organization_id');
+  // Counters per role, organization and active flag (actor_counts, migration 0009); the new
+  // customers are an index range on (actor_role, created_at).
+  const agents = withinTeam(auth, 'x.organization_id');
+  const sum = (condition: RawBuilder<unknown>) => sql<number>`coalesce(sum(x.actors) filter (where ${condition}), 0)`;
   const row = await db
-    .selectFrom('actors as a')
+    .selectFrom('actor_counts as x')
     .select([
-      sql<number>`count(*) filter (where a.actor_role = 'ADMIN')`.as('admins'),
-      sql<number>`count(*) filter (where a.actor_role = 'ADMIN' and a.is_active)`.as('admins_active'),
-      sql<number>`count(*) filter (where a.actor_role = 'AGENT' and ${agents})`.as('agents'),
-      sql<number>`count(*) filter (where a.actor_role = 'AGENT' and a.is_active and ${agents})`.as('agents_active'),
-      sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER')`.as('customers'),
-      sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER' and a.is_active)`.as('customers_active'),
-      sql<number>`count(*) filter (where a.actor_role = 'CUSTOMER' and a.created_at >= now() - make_interval(days => ${days}::int))`.as(
-        'new_customers',
-      ),
+      sum(sql`x.actor_role = 'ADMIN'`).as('admins'),
+      sum(sql`x.actor_role = 'ADMIN' and x.is_active`).as('admins_active'),
+      sum(sql`x.actor_role = 'AGENT' and ${agents}`).as('agents'),
+      sum(sql`x.actor_role = 'AGENT' and x.is_active and ${agents}`).as('agents_active'),
+      sum(sql`x.actor_role = 'CUSTOMER'`).as('customers'),
+      sum(sql`x.actor_role = 'CUSTOMER' and x.is_active`).as('customers_active'),
+      sql<number>`(select count(*) from actors a
+        where a.actor_role = 'CUSTOMER' and a.created_at >= now() - make_interval(days => ${days}::int))`.as('new_customers'),
     ])
     .executeTakeFirstOrThrow();
 

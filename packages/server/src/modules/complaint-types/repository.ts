@@ -41,13 +41,10 @@ export async function findComplaintType(db: Kysely<Database>, id: number): Promi
   return row && toAdminType(row);
 }
 
+/** Complaints using the type: the counter the database keeps (migration 0008; exact under the row lock, see vehicleTypeUsage). */
 export async function complaintTypeUsage(db: Kysely<Database>, id: number): Promise<number> {
-  const row = await db
-    .selectFrom('complaints')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('complaint_type_id', '=', id)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const row = await db.selectFrom('complaint_types').select('complaints_count').where('id', '=', id).executeTakeFirst();
+  return Number(row?.complaints_count ?? 0);
 }
 
 /** The user-side lookup list: active types only, by name. */

@@ -157,6 +157,6 @@ export const adminHandlers: ModuleHandlers<
   async getComplaintStats(req) {
     const auth = caller(req);
     const days = req.query.days ?? 30;
-    return { message: 'Complaint statistics retrieved', result: await complaintStats(req.server.db, ownedComplaints(auth), days) };
+    return { message: 'Complaint statistics retrieved', result: await complaintStats(req.server.db, auth, days) };
   },
 };

@@ -61,4 +61,30 @@ export async function linkAttachments(trx: Db, complaintId: number, userId: numb
   return rows.map((r) => r.id);
 }
 
+/**
+ * Deletes up to `limit` attachments never linked to a complaint and uploaded before `before`;
+ * returns how many. The database queues their files for the file store (migration 0006). An upload
+ * linked meanwhile is kept: the conditions are checked again on the row the delete finally sees.
+ */
+export async function deleteUnlinkedAttachments(db: Db, before: Date, limit: number): Promise<number> {
+  const rows = await db
+    .deleteFrom('complaint_attachments')
+    .where('complaint_id', 'is', null)
+    .where('created_at', '<', before)
+    .where(
+      'id',
+      'in',
+      db
+        .selectFrom('complaint_attachments')
+        .select('id')
+        .where('complaint_id', 'is', null)
+        .where('created_at', '<', before)
+        .orderBy('created_at')
+        .limit(limit),
+    )
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
 export const attachmentUrl = (id: number) => `/trade/complaints/attachments/${id}`;

@@ -1,52 +1,61 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
-import { STATUSES } from './rules.js';
+import { hasGlobalView, ownedBy } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
+import type { AuthContext } from '../../plugins/security.js';
+import { STATUSES } from './rules.js';
 
 type Stats = Result<'getComplaintStats'>;
 const cache = statsCache<Stats>('complaints');
 
 /**
- * Complaint statistics over `scope` (alias `c`), every figure computed by the database; reused
- * for callers of the same scope while no complaint changes, for at most a few seconds (statsCache).
+ * Complaint statistics over the complaints the caller's scope created (`ownedComplaints`), read
+ * from the roll-ups the database keeps in the same transaction as every write (migration 0009):
+ * per creator, status, type and country for the totals, per UTC day for the series (everything:
+ * complaint_day_counts; a team or a user: user_day_counts). Reused for callers of the same scope
+ * while no complaint changes, for at most a few seconds (statsCache).
  */
-export function complaintStats(db: Kysely<Database>, scope: Expression<SqlBool>, days: number): Promise<Stats> {
-  const { sql: text, parameters } = sql`${scope}`.compile(db);
-  return cache(db, JSON.stringify([text, parameters, days]), () => computeStats(db, scope, days));
+export function complaintStats(db: Kysely<Database>, auth: AuthContext, days: number): Promise<Stats> {
+  const { sql: text, parameters } = sql`${ownedBy(auth, 'x.created_by')}`.compile(db);
+  return cache(db, JSON.stringify([text, parameters, days]), () => computeStats(db, auth, days));
 }
 
-async function computeStats(db: Kysely<Database>, scope: Expression<SqlBool>, days: number): Promise<Stats> {
-  const inScope = db.selectFrom('complaints as c').where(scope);
+async function computeStats(db: Kysely<Database>, auth: AuthContext, days: number): Promise<Stats> {
+  const inScope = db.selectFrom('complaint_user_counts as x').where(ownedBy(auth, 'x.created_by'));
+  const count = sql<number>`sum(x.complaints)::int`;
+  const perDay = hasGlobalView(auth)
+    ? sql`select day, complaints as n from complaint_day_counts x`
+    : sql`select day, complaints as n from user_day_counts x where ${ownedBy(auth, 'x.user_id')}`;
 
-  const [byStatusRows, byTypeRows, byCountryRows, resolution, perDay] = await Promise.all([
+  const [byStatusRows, byTypeRows, byCountryRows, resolution, perDayRows] = await Promise.all([
     inScope
-      .select(['c.status', (eb) => eb.fn.countAll<number>().as('count')])
-      .groupBy('c.status')
+      .select(['x.status', count.as('count')])
+      .groupBy('x.status')
       .execute(),
     inScope
-      .leftJoin('complaint_types as ct', 'ct.id', 'c.complaint_type_id')
-      .select(['ct.id', 'ct.name', (eb) => eb.fn.countAll<number>().as('count')])
+      .leftJoin('complaint_types as ct', 'ct.id', 'x.complaint_type_id')
+      .select(['ct.id', 'ct.name', count.as('count')])
       .groupBy(['ct.id', 'ct.name'])
+      .having(sql<number>`sum(x.complaints)`, '>', 0)
       .orderBy('count', 'desc')
       .orderBy('ct.name')
       .execute(),
     inScope
-      .leftJoin('countries as co', 'co.id', 'c.country_id')
-      .select(['co.id', 'co.name', (eb) => eb.fn.countAll<number>().as('count')])
+      .leftJoin('countries as co', 'co.id', 'x.country_id')
+      .select(['co.id', 'co.name', count.as('count')])
       .groupBy(['co.id', 'co.name'])
+      .having(sql<number>`sum(x.complaints)`, '>', 0)
       .orderBy('count', 'desc')
       .orderBy('co.name')
       .execute(),
     inScope
-      .select(sql<number | null>`avg(extract(epoch from (c.resolved_at - c.created_at)) / 3600.0)`.as('hours'))
-      .where('c.resolved_at', 'is not', null)
+      .select(sql<number | null>`sum(x.resolution_seconds) / nullif(sum(x.resolved), 0) / 3600.0`.as('hours'))
       .executeTakeFirstOrThrow(),
     sql<{ date: string; count: number }>`
       with counted as (
-        select (c.created_at at time zone 'UTC')::date as day, count(*)::int as n
-        from complaints c
-        where c.created_at >= (((now() at time zone 'UTC')::date - ${days - 1}::int)::timestamp at time zone 'UTC') and ${scope}
+        select r.day, sum(r.n)::int as n from (${perDay}) r
+        where r.day >= (now() at time zone 'UTC')::date - ${days - 1}::int
         group by 1
       )
       select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(n.n, 0) as count
@@ -69,6 +78,6 @@ async function computeStats(db: Kysely<Database>, scope: Expression<SqlBool>, da
     byCountry: byCountryRows.map((r) => ({ countryId: r.id, name: r.name, count: Number(r.count) })),
     averageResolutionHours: hours,
     days,
-    createdPerDay: perDay.rows.map((r) => ({ date: r.date, count: Number(r.count) })),
+    createdPerDay: perDayRows.rows.map((r) => ({ date: r.date, count: Number(r.count) })),
   };
 }

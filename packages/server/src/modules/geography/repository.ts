@@ -43,13 +43,17 @@ export async function findCountry(db: Db, id: number): Promise<Country | undefin
   return row && toCountry(row);
 }
 
-/** Records that refer to the country (states, accounts, organizations, complaints). */
+/**
+ * Records that refer to the country: states, accounts and organizations counted, complaints read
+ * from the per-creator roll-up the database keeps (migration 0009): exact under the country's row
+ * lock (see vehicleTypeUsage), the foreign keys stay the final guard.
+ */
 export async function countryUsage(db: Db, id: number): Promise<number> {
   const { n } = await sql<{ n: number }>`select
       (select count(*) from states where country_id = ${id})
     + (select count(*) from users where country_id = ${id})
     + (select count(*) from organizations where country_id = ${id})
-    + (select count(*) from complaints where country_id = ${id}) as n`
+    + (select coalesce(sum(complaints), 0) from complaint_user_counts where country_id = ${id}) as n`
     .execute(db)
     .then((r) => r.rows[0]!);
   return Number(n);

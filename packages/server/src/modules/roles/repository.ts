@@ -66,13 +66,8 @@ export function listRoles(db: Db, q: Req<'listConfigRoles'>['query']) {
   return query.orderBy('r.id');
 }
 
-export const holdersCount = async (db: Db, roleId: number) =>
-  Number(
-    (
-      await db
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('role_id', '=', roleId)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+/** Users holding the role: the counter the database keeps (migration 0008; exact under the row lock, see vehicleTypeUsage). */
+export async function holdersCount(db: Db, roleId: number): Promise<number> {
+  const row = await db.selectFrom('roles').select('users_count').where('id', '=', roleId).executeTakeFirst();
+  return Number(row?.users_count ?? 0);
+}

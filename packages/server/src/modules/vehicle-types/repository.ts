@@ -56,11 +56,13 @@ export async function findVehicleType(db: Db, id: number) {
   return row && toVehicleTypeAdmin(row);
 }
 
+/**
+ * Transports using the type: the counter the database keeps (migration 0008). Read in the deleting
+ * transaction after the row is locked, it is exact: a transport written with the type holds a key
+ * share lock on it (its foreign key) and updates the counter, so it commits before the lock is
+ * granted or waits for the delete; the foreign key stays the final guard.
+ */
 export async function vehicleTypeUsage(db: Db, id: number): Promise<number> {
-  const row = await db
-    .selectFrom('transports')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('vehicle_type_id', '=', id)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const row = await db.selectFrom('vehicle_types').select('transports_count').where('id', '=', id).executeTakeFirst();
+  return Number(row?.transports_count ?? 0);
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
 import { expectError } from '../../support/expect.js';
@@ -175,5 +177,48 @@ describe('GET /trade/complaints/attachments/{id} (downloadComplaintAttachment)',
   it('answers 404 for an unknown attachment', async () => {
     const res = await t.call('downloadComplaintAttachment', { token: await t.token('admin'), params: { id: 99999 } });
     expectError(res, 404, 'DOCUMENT_NOT_FOUND', { documentId: 99999 });
+  });
+});
+
+describe('sweep of uploads never linked to a complaint (app.sweepUnlinkedAttachments)', () => {
+  const HOUR = 3600_000;
+  const exists = async (id: number) =>
+    (await t.db.selectFrom('complaint_attachments').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+  it('removes pending uploads older than 24 h with their files, keeps younger ones and linked ones', async () => {
+    const { id: complaintId } = await fileComplaint(t, refs, 'agent');
+    const pending = (await upload('agent', [{ name: 'old.png', bytes: PNG }])).body.result.uploaded[0]!.id as number;
+    const linked = (await upload('agent', [{ name: 'kept.pdf', bytes: PDF }], complaintId)).body.result.uploaded[0]!.id as number;
+    const key = (await t.db.selectFrom('complaint_attachments').select('storage_key').where('id', '=', pending).executeTakeFirstOrThrow())
+      .storage_key;
+    const now = Date.now();
+
+    // 23 hours later: still within the age, nothing goes.
+    expect(await t.app.sweepUnlinkedAttachments(new Date(now + 23 * HOUR))).toBe(0);
+    expect(await exists(pending)).toBe(true);
+    const mine = await t.call('downloadComplaintAttachment', { token: await t.token('agent'), params: { id: pending } });
+    expect(Buffer.compare(mine.raw.rawPayload, PNG)).toBe(0);
+
+    // 25 hours later: the pending upload goes (this file's other pending uploads too), the linked one stays.
+    expect(await t.app.sweepUnlinkedAttachments(new Date(now + 25 * HOUR))).toBeGreaterThanOrEqual(1);
+    expect(await exists(pending)).toBe(false);
+    expect(await exists(linked)).toBe(true);
+    const gone = await t.call('downloadComplaintAttachment', { token: await t.token('agent'), params: { id: pending } });
+    expect(gone.status).toBe(404);
+    expect(gone.body.errors).toEqual({ code: 'DOCUMENT_NOT_FOUND', documentId: pending });
+    expect(await t.db.selectFrom('complaint_attachments').select('id').where('complaint_id', 'is', null).execute()).toEqual([]);
+    if (key !== null && t.app.files.dir !== null) {
+      // Directory store: the file itself is gone and nothing is left queued.
+      expect(existsSync(join(t.app.files.dir, key.slice(0, 2), key))).toBe(false);
+      expect(await t.db.selectFrom('file_deletions').select('storage_key').where('storage_key', '=', key).execute()).toEqual([]);
+    }
+    const kept = await t.call('downloadComplaintAttachment', { token: await t.token('agent'), params: { id: linked } });
+    expect(Buffer.compare(kept.raw.rawPayload, PDF)).toBe(0);
+
+    // An upload linked after it was made is never swept, however old.
+    const later = (await upload('agent', [{ name: 'late.jpg', bytes: JPEG }])).body.result.uploaded[0]!.id as number;
+    await fileComplaint(t, refs, 'agent', { attachmentIds: [later] });
+    expect(await t.app.sweepUnlinkedAttachments(new Date(now + 1000 * HOUR))).toBe(0);
+    expect(await exists(later)).toBe(true);
   });
 });

@@ -109,6 +109,20 @@ describe('GET /trade/forum/tags', () => {
       { id: id('lookup-rare'), name: 'lookup-rare', color: '#222222', usageCount: 1, isActive: true },
       { id: id('lookup-unused'), name: 'lookup-unused', color: '#607D8B', usageCount: 0, isActive: true },
     ]);
+
+    // The counts follow a topic shown again, a tag added, a topic deleted.
+    await setTopic(t, hidden.id, { is_hidden: false });
+    const unused = await newTopic(t, agent, { tagIds: [id('lookup-unused'), id('lookup-rare')] });
+    const counts = async () =>
+      Object.fromEntries(
+        (await t.call('listForumTags', { token: agent, query: { search: 'LOOKUP-' } })).body.result.map(
+          (g: { name: string; usageCount: number }) => [g.name, g.usageCount],
+        ),
+      );
+    expect(await counts()).toEqual({ 'lookup-rare': 3, 'lookup-popular': 2, 'lookup-unused': 1 });
+    const removed = await t.call('deleteForumTopic', { token: agent, params: { id: unused.id } });
+    expect(removed.status).toBe(200);
+    expect(await counts()).toEqual({ 'lookup-popular': 2, 'lookup-rare': 2, 'lookup-unused': 0 });
   });
 
   it('returns at most 20 tags by default and honours limit', async () => {

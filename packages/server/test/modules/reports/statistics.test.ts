@@ -83,4 +83,84 @@ describe('GET /admin/reports/statistics (getReportStatistics)', () => {
     expect(agent.status).toBe(403);
     expect(agent.body.errors).toEqual({ code: 'FORBIDDEN', requiredRoles: ['team_manager', 'supervisor', 'admin', 'super_admin'] });
   });
+
+  it('counts the same rows whatever the period cuts: whole months, whole days, partial days, one instant', async () => {
+    // Rows moved far back in time (the triggers move their roll-ups with them): one just before a
+    // month, one at its first instant, one in its middle, one in the next month.
+    const at = ['2001-01-31T23:00:00.000Z', '2001-02-01T00:00:00.000Z', '2001-02-15T12:00:00.000Z', '2001-03-01T10:00:00.000Z'];
+    const ids: number[] = [];
+    for (const value of [5, 7, 11, 13])
+      ids.push((await createTransport(t, refs, 'agent', { productQuantity: 1, averageUnitPrice: value })).id);
+    for (const [i, id] of ids.entries())
+      await t.db
+        .updateTable('transports')
+        .set({ created_at: new Date(at[i]!) })
+        .where('id', '=', id)
+        .execute();
+    const filed = await t.call('createComplaint', {
+      token: await t.token('agent'),
+      body: { transportId: ids[2]!, label: 'Dented crates', amountPaid: 40 },
+    });
+    const complaintId = filed.body.result.id;
+    for (const status of ['IN_PROGRESS', 'RESOLVED']) {
+      await t.call('changeComplaintStatus', { token: await t.token('manager'), params: { id: complaintId }, payload: { status } });
+    }
+    await t.db
+      .updateTable('complaints')
+      .set({ created_at: new Date(at[2]!) })
+      .where('id', '=', complaintId)
+      .execute();
+    await t.db
+      .updateTable('complaint_status_history')
+      .set({ created_at: new Date('2001-02-20T08:00:00.000Z') })
+      .where('complaint_id', '=', complaintId)
+      .execute();
+
+    const cases: Array<[string, string, number[]]> = [
+      ['2001-01-31T22:00:00.000Z', '2001-03-01T09:59:59.000Z', [0, 1, 2]],
+      ['2001-01-31T23:00:00.000Z', '2001-03-01T10:00:00.000Z', [0, 1, 2, 3]],
+      ['2001-02-01T00:00:00.001Z', '2001-02-28T23:59:59.999Z', [2]],
+      ['2001-02-01T00:00:00.000Z', '2001-02-28T23:59:59.999Z', [1, 2]],
+      ['2001-02-15T12:00:00.000Z', '2001-02-15T12:00:00.000Z', [2]],
+      ['2000-06-01T00:00:00.000Z', '2001-12-31T23:59:59.999Z', [0, 1, 2, 3]],
+      ['2001-02-16T00:00:00.000Z', '2001-02-28T23:59:59.999Z', []],
+    ];
+    for (const user of ['supervisor', 'manager'] as const) {
+      for (const [startDate, endDate, expected] of cases) {
+        const { transports, complaints, users } = (await statistics(user, { startDate, endDate })).body.result;
+        const values = [5, 7, 11, 13];
+        const withComplaint = expected.includes(2);
+        const resolvedIn =
+          Date.parse(startDate) <= Date.parse('2001-02-20T08:00:00.000Z') && Date.parse('2001-02-20T08:00:00.000Z') <= Date.parse(endDate);
+        const label = `${user} ${startDate} - ${endDate}`;
+        expect({ label, total: transports.total, value: transports.totalProductValue }).toEqual({
+          label,
+          total: expected.length,
+          value: expected.reduce((sum, i) => sum + values[i]!, 0),
+        });
+        expect({ label, complaints: complaints.total, amountPaid: complaints.amountPaid }).toEqual({
+          label,
+          complaints: withComplaint ? 1 : 0,
+          amountPaid: withComplaint ? 40 : 0,
+        });
+        const expectedUsers = [
+          ...(expected.length > 0 || withComplaint
+            ? [
+                {
+                  userId: refs.user('agent'),
+                  username: 'agent',
+                  transportsCreated: expected.length,
+                  complaintsCreated: withComplaint ? 1 : 0,
+                  complaintsResolved: 0,
+                },
+              ]
+            : []),
+          ...(resolvedIn
+            ? [{ userId: refs.user('manager'), username: 'manager', transportsCreated: 0, complaintsCreated: 0, complaintsResolved: 1 }]
+            : []),
+        ];
+        expect({ label, users }).toEqual({ label, users: expectedUsers });
+      }
+    }
+  });
 });

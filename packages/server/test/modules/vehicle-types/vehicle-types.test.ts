@@ -178,6 +178,24 @@ describe('DELETE /admin/configurations/vehicle-types/{id} (deleteConfigVehicleTy
     expect(res.body.errors).toEqual({ code: 'RESOURCE_IN_USE', resource: 'vehicle_type', id: created.id, usageCount: 2 });
     expect(await t.db.selectFrom('vehicle_types').select('id').where('id', '=', created.id).execute()).toHaveLength(1);
   });
+
+  it('reads the usage from the counter kept with the transports: one moved away, one deleted, then the type goes', async () => {
+    const created = await create({ name: 'Car carrier', maxWeight: 30000, category: 'HEAVY' });
+    await useIn(created.id);
+    await useIn(created.id);
+    const used = await t.db.selectFrom('transports').select('id').where('vehicle_type_id', '=', created.id).orderBy('id').execute();
+    const other = await idOf('Pickup');
+    await t.db.updateTable('transports').set({ vehicle_type_id: other }).where('id', '=', used[0]!.id).execute();
+    const admin = await t.token('admin');
+    const one = await t.call('deleteConfigVehicleType', { token: admin, params: { id: created.id } });
+    expect(one.status).toBe(409);
+    expect(one.body.errors).toEqual({ code: 'RESOURCE_IN_USE', resource: 'vehicle_type', id: created.id, usageCount: 1 });
+    await t.db.deleteFrom('transports').where('id', '=', used[1]!.id).execute();
+    const gone = await t.call('deleteConfigVehicleType', { token: admin, params: { id: created.id } });
+    expect(gone.status).toBe(200);
+    expect(gone.body.message).toBe('Vehicle type deleted');
+    expect(await t.db.selectFrom('vehicle_types').select('id').where('id', '=', created.id).execute()).toEqual([]);
+  });
 });
 
 describe('PATCH /admin/configurations/vehicle-types/{id}/status (setConfigVehicleTypeStatus)', () => {
