@@ -14,12 +14,32 @@ export const hasGlobalView = (auth: AuthContext) => GLOBAL_VIEW.has(auth.accessL
  *   db.selectFrom('transports as t').where(ownedBy(auth, 't.created_by'))
  */
 export function ownedBy(auth: AuthContext, userIdColumn: string): Expression<SqlBool> {
-  if (hasGlobalView(auth)) return sql<SqlBool>`true`;
+  return ownedByScope(ownership(auth), userIdColumn);
+}
+
+/** The ownership rule of a caller, in values a query shape can bind (lib/query-shape.ts): `scope` decides the text. */
+export interface Ownership {
+  scope: 'all' | 'team' | 'own';
+  ownerId: number;
+  teamId: number | undefined;
+}
+
+export function ownership(auth: AuthContext): Ownership {
+  if (hasGlobalView(auth)) return { scope: 'all', ownerId: auth.userId, teamId: undefined };
   if (auth.accessLevel === 'team_manager' && auth.organizationId !== null) {
-    // `= any(array(…))`: the team is resolved once (an init plan), and the planner uses the column's index.
-    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(array(${teamUserIds(auth.organizationId)}))`;
+    return { scope: 'team', ownerId: auth.userId, teamId: auth.organizationId };
   }
-  return sql<SqlBool>`${sql.ref(userIdColumn)} = ${auth.userId}`;
+  return { scope: 'own', ownerId: auth.userId, teamId: undefined };
+}
+
+/** `ownedBy` from an `Ownership` (its values may be a query shape's placeholders). */
+export function ownedByScope(o: Ownership, userIdColumn: string): Expression<SqlBool> {
+  if (o.scope === 'all') return sql<SqlBool>`true`;
+  if (o.scope === 'team') {
+    // `= any(array(…))`: the team is resolved once (an init plan), and the planner uses the column's index.
+    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(array(${teamUserIds(o.teamId as number)}))`;
+  }
+  return sql<SqlBool>`${sql.ref(userIdColumn)} = ${o.ownerId}`;
 }
 
 /** The scope of a record the caller owns (see `ownedBy`) or that is assigned to them. */
