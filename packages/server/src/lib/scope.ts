@@ -69,7 +69,27 @@ export function teamUserIds(organizationId: number) {
  * organizations, agents): team managers are limited to their subtree, global roles are not.
  */
 export function withinTeam(auth: AuthContext, organizationIdColumn: string): Expression<SqlBool> {
-  if (hasGlobalView(auth)) return sql<SqlBool>`true`;
-  if (auth.organizationId === null) return sql<SqlBool>`false`;
-  return sql<SqlBool>`${sql.ref(organizationIdColumn)} in (${organizationSubtree(auth.organizationId)})`;
+  return withinTeamScope(teamOf(auth), organizationIdColumn);
+}
+
+/** The organization-subtree rule of a caller, in values a query shape can bind: `scope` decides the text. */
+export interface TeamScope {
+  scope: 'all' | 'none' | 'team';
+  teamId: number | undefined;
+}
+
+/** Every organization: the scope of lists that are not limited to a team. */
+export const EVERY_TEAM: TeamScope = { scope: 'all', teamId: undefined };
+
+export function teamOf(auth: AuthContext): TeamScope {
+  if (hasGlobalView(auth)) return EVERY_TEAM;
+  if (auth.organizationId === null) return { scope: 'none', teamId: undefined };
+  return { scope: 'team', teamId: auth.organizationId };
+}
+
+/** `withinTeam` from a `TeamScope` (its values may be a query shape's placeholders). */
+export function withinTeamScope(t: TeamScope, organizationIdColumn: string): Expression<SqlBool> {
+  if (t.scope === 'all') return sql<SqlBool>`true`;
+  if (t.scope === 'none') return sql<SqlBool>`false`;
+  return sql<SqlBool>`${sql.ref(organizationIdColumn)} in (${organizationSubtree(t.teamId as number)})`;
 }
