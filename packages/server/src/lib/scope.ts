@@ -47,6 +47,11 @@ export function ownedOrAssigned(auth: AuthContext, userIdColumn: string, assigne
   return sql<SqlBool>`(${ownedBy(auth, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${auth.userId})`;
 }
 
+/** `ownedOrAssigned` from an `Ownership` (its values may be a query shape's placeholders). */
+export function ownedOrAssignedScope(o: Ownership, userIdColumn: string, assigneeColumn: string): Expression<SqlBool> {
+  return sql<SqlBool>`(${ownedByScope(o, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${o.ownerId})`;
+}
+
 /** A scope that limits nothing. */
 export const everyRecord: Expression<SqlBool> = sql<SqlBool>`true`;
 

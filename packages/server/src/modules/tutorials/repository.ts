@@ -223,18 +223,44 @@ export type SearchFilters = Defaulted<Omit<Query<'searchTutorials'>, 'tags' | 'd
 };
 
 /** Full-text search over the published tutorials, ranked by `ts_rank` (title A > description B > content C). */
+/** The search as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const search = queryShape(
+  { values: ['q', 'difficulty', 'duration', 'tagIds', 'minRating', 'maxDuration'] },
+  (
+    db,
+    p: {
+      q: string;
+      difficulty: Difficulty[] | undefined;
+      duration: TutorialDuration[] | undefined;
+      tagIds: number[] | undefined;
+      minRating: number | undefined;
+      maxDuration: number | undefined;
+    },
+  ) => {
+    const tsquery = sql`websearch_to_tsquery('english', ${p.q})`;
+    let query = selectTutorials(db)
+      .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
+      .where('t.status', '=', 'PUBLISHED')
+      .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
+    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', sql<Difficulty>`any(${p.difficulty})`);
+    if (p.duration !== undefined) query = query.where('t.duration', '=', sql<TutorialDuration>`any(${p.duration})`);
+    if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
+    if (p.minRating !== undefined) query = query.where('s.average_rating', '>=', p.minRating);
+    if (p.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', p.maxDuration);
+    return query.orderBy('rank', 'desc').orderBy('t.id', 'desc');
+  },
+);
+
 export async function searchPublished(db: Db, f: SearchFilters): Promise<{ data: S['TutorialSearchItem'][]; total: number }> {
-  const tsquery = sql`websearch_to_tsquery('english', ${f.q})`;
-  let query = selectTutorials(db)
-    .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
-    .where('t.status', '=', 'PUBLISHED')
-    .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
-  if (f.difficulty.length > 0) query = query.where('t.difficulty', 'in', f.difficulty);
-  if (f.duration.length > 0) query = query.where('t.duration', 'in', f.duration);
-  if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));
-  if (f.minRating !== undefined) query = query.where('s.average_rating', '>=', f.minRating);
-  if (f.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', f.maxDuration);
-  const { rows, total } = await fetchPage(query.orderBy('rank', 'desc').orderBy('t.id', 'desc'), f.page, f.limit);
+  const query = search.with({
+    q: f.q,
+    difficulty: f.difficulty.length > 0 ? f.difficulty : undefined,
+    duration: f.duration.length > 0 ? f.duration : undefined,
+    tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
+    minRating: f.minRating,
+    maxDuration: f.maxDuration,
+  });
+  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const data = rows.map((r) => ({
     id: r.id,
     title: r.title,
