@@ -64,32 +64,35 @@ export interface TransportRecord {
   complaints: ComplaintRefRow[];
 }
 
-const documentsOf = (db: Db, transportId: number) =>
+// The detail's statements, compiled once (lib/query-shape.ts).
+const documentsOf = queryShape({ values: ['transportId'] }, (db, p: { transportId: number }) =>
   db
     .selectFrom('transport_documents')
     .select(['id', 'type', 'filename', 'mime_type', 'size', 'uploaded_at'])
-    .where('transport_id', '=', transportId)
+    .where('transport_id', '=', p.transportId)
     .orderBy('uploaded_at')
-    .orderBy('id')
-    .execute();
-export type DocumentRow = Awaited<ReturnType<typeof documentsOf>>[number];
+    .orderBy('id'),
+);
+export type DocumentRow = Awaited<ReturnType<typeof documentsOf.execute>>[number];
 
-const complaintsOf = (db: Db, transportId: number) =>
+const complaintsOf = queryShape({ values: ['transportId'] }, (db, p: { transportId: number }) =>
   db
     .selectFrom('complaints')
     .select(['id', 'label', 'status', 'created_at'])
-    .where('transport_id', '=', transportId)
-    .orderBy('id')
-    .execute();
-export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf>>[number];
+    .where('transport_id', '=', p.transportId)
+    .orderBy('id'),
+);
+export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf.execute>>[number];
+
+const transportById = queryShape({ values: ['id'] }, (db, p: { id: number }) => transportQuery(db).where('t.id', '=', p.id));
 
 /** A transport with its documents and complaint; undefined when absent. Ownership is checked by the caller. */
 export async function loadTransport(db: Db, id: number): Promise<TransportRecord | undefined> {
-  const row = await transportQuery(db).where('t.id', '=', id).executeTakeFirst();
+  const row = await transportById.executeTakeFirst(db, { id });
   if (!row) return undefined;
   // One after the other: inside a transaction (one connection) queries cannot overlap.
-  const documents = await documentsOf(db, id);
-  const complaints = await complaintsOf(db, id);
+  const documents = await documentsOf.execute(db, { transportId: id });
+  const complaints = await complaintsOf.execute(db, { transportId: id });
   return { row, documents, complaints };
 }
 
