@@ -76,11 +76,7 @@ const documentsOf = queryShape({ values: ['transportId'] }, (db, p: { transportI
 export type DocumentRow = Awaited<ReturnType<typeof documentsOf.execute>>[number];
 
 const complaintsOf = queryShape({ values: ['transportId'] }, (db, p: { transportId: number }) =>
-  db
-    .selectFrom('complaints')
-    .select(['id', 'label', 'status', 'created_at'])
-    .where('transport_id', '=', p.transportId)
-    .orderBy('id'),
+  db.selectFrom('complaints').select(['id', 'label', 'status', 'created_at']).where('transport_id', '=', p.transportId).orderBy('id'),
 );
 export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf.execute>>[number];
 
