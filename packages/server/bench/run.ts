@@ -9,6 +9,11 @@
  * of the server's overhead on a shared machine.
  * Prints a table and writes it to bench/results/latest.md. BENCH_SECONDS (default 5) and
  * BENCH_CONNECTIONS (default 1) tune the runs; BENCH_ONLY=<substring>[|<substring>…] selects scenarios.
+ * BENCH_WARMUP (seconds, default 1) is the load each scenario gets before its measured run. V8
+ * keeps compiling a process's hot code in background threads for tens of seconds of load, and that
+ * CPU counts in the process's time: with a short warm-up the first scenarios' CPU per request is
+ * partly compilation (more for the server, which runs far more code than the bare replay). A
+ * longer warm-up (e.g. 10) measures the steady state.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +29,7 @@ import { benchDatabaseUrl } from './target.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 1);
+const warmup = Number(process.env.BENCH_WARMUP ?? 1);
 const only = process.env.BENCH_ONLY?.split('|').filter(Boolean);
 const url = benchDatabaseUrl();
 const here = new URL('.', import.meta.url).pathname;
@@ -170,9 +176,9 @@ function autocannon(target: string, s: Scenario | null, duration: number): Promi
     });
   });
 }
-/** A 1 s warm-up, then the measured run, with the CPU time `pid` spent during the latter. */
+/** A warm-up (BENCH_WARMUP s), then the measured run, with the CPU time `pid` spent during the latter. */
 async function load(target: string, s: Scenario | null, pid: number | undefined): Promise<Figures> {
-  await autocannon(target, s, 1);
+  await autocannon(target, s, warmup);
   const before = cpuMs(pid);
   const r = await autocannon(target, s, seconds);
   const after = cpuMs(pid);
@@ -204,7 +210,7 @@ const machine = `${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem(
 const report = [
   `# Benchmark: ${transports.toLocaleString('en')} transports`,
   '',
-  `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a 1 s warm-up;`,
+  `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a ${warmup} s warm-up;`,
   'server (`node dist/server.js`), bare replay and load generator in three processes. CPU µs/req: CPU time of the',
   'answering process during the run over the requests answered (steady on a shared machine, unlike req/s).',
   '',

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { loadContract } from './contract.js';
 import type { Database } from './db/schema.js';
 import { serviceHandlers } from './http/bind.js';
+import { requestLoggerFactory } from './http/request-logger.js';
 import { routeSpecification } from './http/route-document.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
 import { createRedis, untilReady } from './lib/redis.js';
@@ -51,6 +52,8 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    // A request's logger is made when it first logs (most requests log nothing at warn).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.jsonBodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),

@@ -1,8 +1,5 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import { countCapped, plannedForValues } from './paging.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyQuery = SelectQueryBuilder<any, any, any>;
+import { sql, type Kysely } from 'kysely';
+import { countCapped, derived, type Listable, plannedForValues } from './paging.js';
 
 export interface IdPageRequest<Row> {
   /** The id column of the base table, e.g. `a.id`; the page is ordered by `base`'s own order. */
@@ -21,18 +18,23 @@ export interface IdPageRequest<Row> {
  */
 export async function fetchIdPage<Row>(
   db: Kysely<any>,
-  base: AnyQuery,
+  base: Listable,
   r: IdPageRequest<Row>,
 ): Promise<{ rows: Row[]; total: number; exact: boolean }> {
-  const page = base
-    .clearSelect()
-    .select(sql<number>`${sql.ref(r.id)}`.as('id'))
-    .limit(r.limit)
-    .offset((r.page - 1) * r.limit);
-  const [idRows, counted] = await Promise.all([
-    db.executeQuery<{ id: number }>(plannedForValues(page.compile())).then((res) => res.rows),
-    countCapped(db, base),
-  ]);
+  const page = derived<{ id: number }>(
+    db,
+    base,
+    `ids ${r.id}`,
+    { values: ['_limit', '_offset'] },
+    { _limit: r.limit, _offset: (r.page - 1) * r.limit },
+    (q, p) =>
+      q
+        .clearSelect()
+        .select(sql<number>`${sql.ref(r.id)}`.as('id'))
+        .limit(p._limit as number)
+        .offset(p._offset as number),
+  );
+  const [idRows, counted] = await Promise.all([db.executeQuery(plannedForValues(page)).then((result) => result.rows), countCapped(db, base)]);
   const ids = idRows.map((row) => Number(row.id));
   const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));
   const rows = ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);

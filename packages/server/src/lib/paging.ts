@@ -1,6 +1,7 @@
-import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { type Compilable, CompiledQuery, type ExpressionBuilder, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { ListError } from '../http/errors.js';
 import { customPlan } from '../db/prepared.js';
+import { type ShapeParams, ShapedQuery } from './query-shape.js';
 import { statsCache } from './stats-cache.js';
 
 /** Totals are exact up to this many matching rows; beyond it they are the planner's estimate. */
@@ -50,29 +51,68 @@ export function linkedPageMeta(total: number, page: number, limit: number, extra
 
 /**
  * Runs one page of a filtered, ordered query and the count of all its rows.
- * `query` carries the joins, filters, selection and order; the count reuses its filters.
+ * `query` carries the joins, filters, selection and order; the count reuses its filters. A query
+ * shape (lib/query-shape.ts) compiles its count and its page once per shape key.
  */
-export async function fetchPage<DB, TB extends keyof DB, O>(
-  query: SelectQueryBuilder<DB, TB, O>,
+export async function fetchPage<O>(
+  query: Listable<O>,
   page: number,
   limit: number,
+  db?: Kysely<any>,
 ): Promise<{ rows: O[]; total: number }> {
-  const counted = query
-    .clearSelect()
-    .clearOrderBy()
-    .select((eb) => eb.fn.countAll<number>().as('total'));
-  const { total } = (await counted.executeTakeFirstOrThrow()) as { total: number | string };
-  const rows = await query
-    .limit(limit)
-    .offset((page - 1) * limit)
-    .execute();
+  const count = (q: AnyQuery) =>
+    q
+      .clearSelect()
+      .clearOrderBy()
+      .select((eb: ExpressionBuilder<any, any>) => eb.fn.countAll<number>().as('total'));
+  if (!(query instanceof ShapedQuery)) {
+    const { total } = (await count(query).executeTakeFirstOrThrow()) as { total: number | string };
+    const rows = await query
+      .limit(limit)
+      .offset((page - 1) * limit)
+      .execute();
+    return { rows, total: Number(total) };
+  }
+  if (!db) throw new Error('a query shape needs the database to run on');
+  const counted = derived<{ total: number | string }>(db, query, 'count', {}, {}, count);
+  const rowsOf = derived<O>(db, query, 'page', { values: ['_limit', '_offset'] }, { _limit: limit, _offset: (page - 1) * limit }, (q, p) =>
+    q.limit(p._limit as number).offset(p._offset as number),
+  );
+  const { total } = (await db.executeQuery(counted)).rows[0]!;
+  const rows = (await db.executeQuery(rowsOf)).rows;
   return { rows, total: Number(total) };
 }
 
-// ------------------------------------------------------------------ keyset paging on a base table
+// ------------------------------------------------------------------ statements derived from a list's query
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyQuery = SelectQueryBuilder<any, any, any>;
+
+/** What list helpers take: a query builder (built per request), or a query shape with its parameters. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Listable<O = any> = SelectQueryBuilder<any, any, O> | ShapedQuery<O>;
+
+/**
+ * The statement `derive` makes from `base`: for a shape, compiled once per key of the shape's
+ * parameters and `extra` (named with a leading `_`, placeholders in `derive`); for a builder,
+ * built and compiled now with `extra`'s values.
+ */
+export function derived<O>(
+  db: Kysely<any> | undefined,
+  base: Listable,
+  name: string,
+  options: ShapeParams<Record<string, unknown>>,
+  extra: Record<string, unknown>,
+  derive: (query: AnyQuery, p: Record<string, unknown>) => Compilable<unknown>,
+): CompiledQuery<O> {
+  if (base instanceof ShapedQuery) {
+    if (!db) throw new Error('a query shape needs the database to compile on');
+    const shape = base.shape.derive<Record<string, unknown>, unknown>(name, options, (q, p) => derive(q as unknown as AnyQuery, p));
+    return shape.compile(db, { ...base.params, ...extra }) as CompiledQuery<O>;
+  }
+  const compiled = derive(base, extra).compile();
+  return (options.text ? CompiledQuery.raw(options.text(compiled.sql), [...compiled.parameters]) : compiled) as CompiledQuery<O>;
+}
 
 /** A sort key: a column of the base table and the SQL type its cursor value is cast back to. */
 export interface SortKey {
@@ -99,9 +139,11 @@ export const plannedForValues = <R>(q: CompiledQuery<R>): CompiledQuery<R> => Co
 
 const countedRows = (base: AnyQuery) => base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
 
+const cappedText = (rows: string) => customPlan(`select count(*)::int as n from (${rows} limit ${COUNT_CAP + 1}) s`);
+const explainText = (rows: string) => `explain (format json) ${rows}`;
+
 /** The capped count of the rows of a compiled query (its text and parameters reused as they are). */
-const cappedCountOf = (rows: CompiledQuery): CompiledQuery<{ n: number }> =>
-  CompiledQuery.raw(customPlan(`select count(*)::int as n from (${rows.sql} limit ${COUNT_CAP + 1}) s`), [...rows.parameters]);
+const cappedCountOf = (rows: CompiledQuery): CompiledQuery<{ n: number }> => CompiledQuery.raw(cappedText(rows.sql), [...rows.parameters]);
 
 export interface Counted {
   total: number;
@@ -118,29 +160,38 @@ export type TotalsCache = ReturnType<typeof statsCache<Counted>>;
 export const totalsCache = (table: 'transports' | 'complaints'): TotalsCache => statsCache<Counted>(table);
 
 /** The count of `base`'s rows, reading at most COUNT_CAP + 1 of them. */
-export const cappedCount = (base: AnyQuery) => ({ compile: () => cappedCountOf(countedRows(base).compile()) });
+export const cappedCount = (base: Listable) => ({
+  compile: (db?: Kysely<any>) => derived<{ n: number }>(db, base, 'capped', { text: cappedText }, {}, countedRows),
+});
 
 /**
  * The number of rows of `base` (only the table and its filters: no joins, no order): exact up to
  * COUNT_CAP, else the planner's estimate (at least COUNT_CAP + 1). The estimate comes first and
  * costs only planning: when it is far beyond the cap, no row is read at all. The row query is
- * built and compiled once, for both statements.
+ * built and compiled once, for both statements (once per shape key for a query shape).
  */
-export async function countCapped(db: Kysely<any>, base: AnyQuery, totals?: TotalsCache): Promise<Counted> {
-  const rows = countedRows(base).compile();
-  if (totals) return totals(db, `${rows.sql}\u0000${JSON.stringify(rows.parameters)}`, () => countRows(db, rows));
-  return countRows(db, rows);
+export async function countCapped(db: Kysely<any>, base: Listable, totals?: TotalsCache): Promise<Counted> {
+  let explain: CompiledQuery;
+  let capped: CompiledQuery<{ n: number }>;
+  if (base instanceof ShapedQuery) {
+    explain = derived(db, base, 'explain', { text: explainText }, {}, countedRows);
+    capped = cappedCount(base).compile(db);
+  } else {
+    const rows = countedRows(base).compile();
+    explain = CompiledQuery.raw(explainText(rows.sql), [...rows.parameters]);
+    capped = cappedCountOf(rows);
+  }
+  if (totals) return totals(db, `${capped.sql}\u0000${JSON.stringify(capped.parameters)}`, () => countWith(db, explain, capped));
+  return countWith(db, explain, capped);
 }
 
-async function countRows(db: Kysely<any>, rows: CompiledQuery): Promise<Counted> {
-  const plan = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (format json) ${rows.sql}`, [...rows.parameters]),
-  );
+async function countWith(db: Kysely<any>, explain: CompiledQuery, capped: CompiledQuery<{ n: number }>): Promise<Counted> {
+  const plan = await db.executeQuery<{ 'QUERY PLAN': unknown }>(explain as CompiledQuery<{ 'QUERY PLAN': unknown }>);
   const raw = plan.rows[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>;
   const estimate = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
   if (estimate > ESTIMATE_ONLY_ABOVE) return { total: estimate, exact: false };
-  const counted = await db.executeQuery(cappedCountOf(rows));
+  const counted = await db.executeQuery(capped);
   const n = Number(counted.rows[0]?.n ?? 0);
   if (n <= COUNT_CAP) return { total: n, exact: true };
   return { total: Math.max(COUNT_CAP + 1, estimate), exact: false };
@@ -168,24 +219,51 @@ const encodeCursor = (signature: string, values: string[]) =>
 
 const keysetSignature = (keys: SortKey[], direction: string) => `${keys.map((k) => k.column).join(',')}:${direction}`;
 
+/** The statement of one page's sort keys (as text) and ids, built from `base` (real values or placeholders in `p`). */
+const idsPage =
+  (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean) =>
+  (base: AnyQuery, p: Record<string, unknown>) => {
+    const refs = keys.map((k) => sql.ref(k.column));
+    let page = base;
+    if (withCursor) {
+      const after = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
+      page = page.where(sql<boolean>`(${sql.join(refs)}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${after})`);
+    }
+    page = page.clearSelect().select(keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));
+    for (const ref of refs) page = page.orderBy(ref, direction);
+    page = page.limit(p._limit as number);
+    if (withOffset) page = page.offset(p._offset as number);
+    return page;
+  };
+
 /** The query of one page's sort keys (as text) and ids: after the cursor, or at the page's offset. */
-export function keysetIdsQuery(base: AnyQuery, r: Omit<KeysetRequest<unknown>, 'load' | 'idOf'>): AnyQuery {
-  const refs = r.keys.map((k) => sql.ref(k.column));
-  let page = base;
+export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, 'load' | 'idOf'>) {
+  const signature = keysetSignature(r.keys, r.direction);
+  const extra: Record<string, unknown> = { _limit: r.limit };
+  const withCursor = r.cursor !== undefined;
   if (r.cursor !== undefined) {
-    const values = decodeCursor(r.cursor, keysetSignature(r.keys, r.direction), r.keys.length);
-    const after = sql.join(values.map((v, i) => sql`cast(${v} as ${sql.raw(r.keys[i]!.type)})`));
-    page = page.where(sql<boolean>`(${sql.join(refs)}) ${sql.raw(r.direction === 'desc' ? '<' : '>')} (${after})`);
+    decodeCursor(r.cursor, signature, r.keys.length).forEach((v, i) => {
+      extra[`_k${i}`] = v;
+    });
   } else if ((r.page - 1) * r.limit >= MAX_OFFSET) {
     throw new ListError(400, 'Validation failed', [
       `querystring/page must not start beyond row ${MAX_OFFSET}: follow meta.next_cursor with the cursor parameter to read further`,
     ]);
   }
-  page = page.clearSelect().select(r.keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));
-  for (const ref of refs) page = page.orderBy(ref, r.direction);
-  page = page.limit(r.limit);
-  if (r.cursor === undefined && r.page > 1) page = page.offset((r.page - 1) * r.limit);
-  return page;
+  const withOffset = !withCursor && r.page > 1;
+  if (withOffset) extra._offset = (r.page - 1) * r.limit;
+  const values = Object.keys(extra);
+  return {
+    compile: (db?: Kysely<any>): CompiledQuery<Record<string, string>> =>
+      derived(
+        db,
+        base,
+        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}`,
+        { values },
+        extra,
+        idsPage(r.keys, r.direction, withCursor, withOffset),
+      ),
+  };
 }
 
 /**
@@ -195,13 +273,13 @@ export function keysetIdsQuery(base: AnyQuery, r: Omit<KeysetRequest<unknown>, '
  */
 export async function fetchKeysetPage<Row>(
   db: Kysely<any>,
-  base: AnyQuery,
+  base: Listable,
   r: KeysetRequest<Row>,
 ): Promise<{ rows: Row[]; total: number; extras: PageExtras }> {
-  const page = keysetIdsQuery(base, r);
+  const page = keysetIdsQuery(base, r).compile(db);
   const signature = keysetSignature(r.keys, r.direction);
   const [keyRows, counted] = await Promise.all([
-    db.executeQuery<Record<string, string>>(plannedForValues(page.compile())).then((res) => res.rows),
+    db.executeQuery<Record<string, string>>(plannedForValues(page)).then((result) => result.rows),
     countCapped(db, base, r.totals),
   ]);
   const last = r.keys.length - 1;

@@ -14,17 +14,42 @@ export const hasGlobalView = (auth: AuthContext) => GLOBAL_VIEW.has(auth.accessL
  *   db.selectFrom('transports as t').where(ownedBy(auth, 't.created_by'))
  */
 export function ownedBy(auth: AuthContext, userIdColumn: string): Expression<SqlBool> {
-  if (hasGlobalView(auth)) return sql<SqlBool>`true`;
+  return ownedByScope(ownership(auth), userIdColumn);
+}
+
+/** The ownership rule of a caller, in values a query shape can bind (lib/query-shape.ts): `scope` decides the text. */
+export interface Ownership {
+  scope: 'all' | 'team' | 'own';
+  ownerId: number;
+  teamId: number | undefined;
+}
+
+export function ownership(auth: AuthContext): Ownership {
+  if (hasGlobalView(auth)) return { scope: 'all', ownerId: auth.userId, teamId: undefined };
   if (auth.accessLevel === 'team_manager' && auth.organizationId !== null) {
-    // `= any(array(…))`: the team is resolved once (an init plan), and the planner uses the column's index.
-    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(array(${teamUserIds(auth.organizationId)}))`;
+    return { scope: 'team', ownerId: auth.userId, teamId: auth.organizationId };
   }
-  return sql<SqlBool>`${sql.ref(userIdColumn)} = ${auth.userId}`;
+  return { scope: 'own', ownerId: auth.userId, teamId: undefined };
+}
+
+/** `ownedBy` from an `Ownership` (its values may be a query shape's placeholders). */
+export function ownedByScope(o: Ownership, userIdColumn: string): Expression<SqlBool> {
+  if (o.scope === 'all') return sql<SqlBool>`true`;
+  if (o.scope === 'team') {
+    // `= any(array(…))`: the team is resolved once (an init plan), and the planner uses the column's index.
+    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(array(${teamUserIds(o.teamId as number)}))`;
+  }
+  return sql<SqlBool>`${sql.ref(userIdColumn)} = ${o.ownerId}`;
 }
 
 /** The scope of a record the caller owns (see `ownedBy`) or that is assigned to them. */
 export function ownedOrAssigned(auth: AuthContext, userIdColumn: string, assigneeColumn: string): Expression<SqlBool> {
   return sql<SqlBool>`(${ownedBy(auth, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${auth.userId})`;
+}
+
+/** `ownedOrAssigned` from an `Ownership` (its values may be a query shape's placeholders). */
+export function ownedOrAssignedScope(o: Ownership, userIdColumn: string, assigneeColumn: string): Expression<SqlBool> {
+  return sql<SqlBool>`(${ownedByScope(o, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${o.ownerId})`;
 }
 
 /** A scope that limits nothing. */
@@ -49,7 +74,27 @@ export function teamUserIds(organizationId: number) {
  * organizations, agents): team managers are limited to their subtree, global roles are not.
  */
 export function withinTeam(auth: AuthContext, organizationIdColumn: string): Expression<SqlBool> {
-  if (hasGlobalView(auth)) return sql<SqlBool>`true`;
-  if (auth.organizationId === null) return sql<SqlBool>`false`;
-  return sql<SqlBool>`${sql.ref(organizationIdColumn)} in (${organizationSubtree(auth.organizationId)})`;
+  return withinTeamScope(teamOf(auth), organizationIdColumn);
+}
+
+/** The organization-subtree rule of a caller, in values a query shape can bind: `scope` decides the text. */
+export interface TeamScope {
+  scope: 'all' | 'none' | 'team';
+  teamId: number | undefined;
+}
+
+/** Every organization: the scope of lists that are not limited to a team. */
+export const EVERY_TEAM: TeamScope = { scope: 'all', teamId: undefined };
+
+export function teamOf(auth: AuthContext): TeamScope {
+  if (hasGlobalView(auth)) return EVERY_TEAM;
+  if (auth.organizationId === null) return { scope: 'none', teamId: undefined };
+  return { scope: 'team', teamId: auth.organizationId };
+}
+
+/** `withinTeam` from a `TeamScope` (its values may be a query shape's placeholders). */
+export function withinTeamScope(t: TeamScope, organizationIdColumn: string): Expression<SqlBool> {
+  if (t.scope === 'all') return sql<SqlBool>`true`;
+  if (t.scope === 'none') return sql<SqlBool>`false`;
+  return sql<SqlBool>`${sql.ref(organizationIdColumn)} in (${organizationSubtree(t.teamId as number)})`;
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type CompiledQuery, sql, type Kysely } from 'kysely';
 
 /** How long a computed statistics answer may be reused while its tables have not changed. */
 export const STATS_TTL_MS = 10_000;
@@ -20,8 +20,11 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
     tables.map((table) => sql`(select last_value::text || is_called::text from ${sql.table(`${table}_change_seq`)})`),
     sql` || ':' || `,
   );
+  // Compiled once: the same text for every database of the API (PostgreSQL's dialect), no parameters.
+  let read: CompiledQuery<{ v: string }> | undefined;
   return async (db: Kysely<any>, key: string, compute: () => Promise<T>): Promise<T> => {
-    const { rows } = await sql<{ v: string }>`select ${counters} as v`.execute(db);
+    read ??= sql<{ v: string }>`select ${counters} as v`.compile(db);
+    const { rows } = await db.executeQuery(read);
     const version = rows[0]?.v ?? '';
     let entries = perDatabase.get(db);
     if (!entries) {

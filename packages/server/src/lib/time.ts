@@ -2,5 +2,7 @@
 export function iso(value: Date | string): string;
 export function iso(value: Date | string | null): string | null;
 export function iso(value: Date | string | null): string | null {
-  return value === null ? null : new Date(value).toISOString();
+  if (value === null) return null;
+  // pg hands timestamps over as Dates already: no copy.
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }

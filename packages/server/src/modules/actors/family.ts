@@ -7,7 +7,7 @@ import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta, type PageMeta } from '../../lib/paging.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
-import { everyRecord, withinTeam } from '../../lib/scope.js';
+import { EVERY_TEAM, everyRecord, teamOf, withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
 import { revokeSessions } from '../auth/repository.js';
 import * as repo from './repository.js';
@@ -150,7 +150,7 @@ export function familyHandlers<R>(family: Family<R>) {
         sortBy: q.sortBy ?? 'createdAt',
         sortOrder: q.sortOrder ?? 'DESC',
       };
-      const { rows, total, exact } = await repo.listActors(req.server.db, role, readScope(auth), filters);
+      const { rows, total, exact } = await repo.listActors(req.server.db, role, family.teamScoped ? teamOf(auth) : EVERY_TEAM, filters);
       return {
         message: `${label}s retrieved`,
         result: { data: rows.map(family.toResult), meta: { ...pageMeta(total, filters.page, filters.limit), total_is_exact: exact } },

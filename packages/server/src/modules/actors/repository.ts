@@ -2,6 +2,8 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ActorRole, ActorUpdate, Database, NewActor } from '../../db/schema.js';
 import { fetchIdPage } from '../../lib/id-paging.js';
 import { containing } from '../../lib/text.js';
+import { queryShape } from '../../lib/query-shape.js';
+import { type TeamScope, withinTeamScope } from '../../lib/scope.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 /**
@@ -52,30 +54,63 @@ export type ActorFilters = Defaulted<Omit<Query<'listAdmins'>, 'page' | 'limit'>
 
 const SORT_COLUMNS = { createdAt: 'a.created_at', lastName: 'a.last_name', firstName: 'a.first_name' } as const;
 
-/** A family's actors in `scope` that pass the filters, in the list's order: the base table only, no joins. */
-export function listBase(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: Omit<ActorFilters, 'page' | 'limit'>) {
-  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  let base = db.selectFrom('actors as a').where('a.actor_role', '=', role).where(scope);
-  if (f.search !== undefined) {
+interface BaseParams extends TeamScope {
+  role: ActorRole;
+  pattern: string | undefined;
+  isActive: boolean | undefined;
+  organizationId: number | undefined;
+  sortBy: ActorFilters['sortBy'];
+  sortOrder: ActorFilters['sortOrder'];
+}
+
+function baseQuery(db: Kysely<Database>, scope: Expression<SqlBool>, p: Omit<BaseParams, keyof TeamScope>) {
+  const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
+  let base = db.selectFrom('actors as a').where('a.actor_role', '=', p.role).where(scope);
+  if (p.pattern !== undefined) {
     // The expression of the trigram index actors_search_trgm_idx (migration 0007): names, e-mail and phone.
     base = base.where(
       sql`a.first_name || ' ' || a.last_name || ' ' || coalesce(a.email, '') || ' ' || coalesce(a.phone, '')`,
       'ilike',
-      containing(f.search),
+      p.pattern,
     );
   }
-  if (f.isActive !== undefined) base = base.where('a.is_active', '=', f.isActive);
-  if (f.organizationId !== undefined) base = base.where('a.organization_id', '=', f.organizationId);
-  return base.orderBy(SORT_COLUMNS[f.sortBy], direction).orderBy('a.id', direction);
+  if (p.isActive !== undefined) base = base.where('a.is_active', '=', p.isActive);
+  if (p.organizationId !== undefined) base = base.where('a.organization_id', '=', p.organizationId);
+  return base.orderBy(SORT_COLUMNS[p.sortBy], direction).orderBy('a.id', direction);
 }
 
-/** One page of a family's actors in `scope`: ids from the filtered base table (no joins), then their rows; the total on the base table. */
-export function listActors(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: ActorFilters) {
-  return fetchIdPage(db, listBase(db, role, scope, f), {
+const baseParams = (role: ActorRole, f: Omit<ActorFilters, 'page' | 'limit'>) => ({
+  role,
+  pattern: f.search === undefined ? undefined : containing(f.search),
+  isActive: f.isActive,
+  organizationId: f.organizationId,
+  sortBy: f.sortBy,
+  sortOrder: f.sortOrder,
+});
+
+/** The base query as a query shape (lib/query-shape.ts): compiled once per family, scope, filters and order. */
+const baseShape = queryShape<BaseParams, unknown>(
+  { values: ['teamId', 'pattern', 'isActive', 'organizationId'], structure: ['role', 'scope', 'sortBy', 'sortOrder'] },
+  (db, p) => baseQuery(db, withinTeamScope(p, 'a.organization_id'), p),
+);
+
+/** A family's actors in `scope` that pass the filters, in the list's order: the base table only, no joins. */
+export function listBase(db: Kysely<Database>, role: ActorRole, scope: Expression<SqlBool>, f: Omit<ActorFilters, 'page' | 'limit'>) {
+  return baseQuery(db, scope, baseParams(role, f));
+}
+
+/** Actors of a family by id, with their references (any order). */
+const actorsById = queryShape({ values: ['ids'], structure: ['role'] }, (db, p: { role: ActorRole; ids: number[] }) =>
+  selectActors(db, p.role).where('a.id', '=', sql<number>`any(${p.ids})`),
+);
+
+/** One page of a family's actors in `team`: ids from the filtered base table (no joins), then their rows; the total on the base table. */
+export function listActors(db: Kysely<Database>, role: ActorRole, team: TeamScope, f: ActorFilters) {
+  return fetchIdPage(db, baseShape.with({ ...team, ...baseParams(role, f) }), {
     id: 'a.id',
     page: f.page,
     limit: f.limit,
-    load: (ids) => selectActors(db, role).where('a.id', 'in', ids).execute(),
+    load: (ids) => actorsById.execute(db, { role, ids }),
     idOf: (row) => row.id,
   });
 }

@@ -1,4 +1,5 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { queryShape } from '../../lib/query-shape.js';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database, Priority } from '../../db/schema.js';
 import { fetchIdPage } from '../../lib/id-paging.js';
@@ -13,17 +14,16 @@ export interface Audience {
   country: string | null;
 }
 
+const audienceCodes = queryShape({ values: ['roleId', 'countryId'] }, (db, p: { roleId: number; countryId: number }) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('roles').select('code').where('id', '=', p.roleId).as('role'),
+    eb.selectFrom('countries').select('code').where('id', '=', p.countryId).as('country'),
+  ]),
+);
+
 export async function audienceOf(db: Kysely<Database>, auth: AuthContext): Promise<Audience> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb.selectFrom('roles').select('code').where('id', '=', auth.roleId).as('role'),
-      eb
-        .selectFrom('countries')
-        .select('code')
-        .where('id', '=', auth.countryId ?? 0)
-        .as('country'),
-    ])
-    .executeTakeFirstOrThrow();
+  const row = await audienceCodes.executeTakeFirst(db, { roleId: auth.roleId, countryId: auth.countryId ?? 0 });
+  if (!row) throw new Error('no row from a select without FROM');
   return { role: row.role ?? null, country: row.country ?? null };
 }
 
@@ -130,13 +130,10 @@ export function listVisible(db: Kysely<Database>, audience: Audience, now: Date,
   });
 }
 
-/** The caller's read and like state of some announcements. */
-export async function userStates(db: Kysely<Database>, userId: number, ids: number[]) {
-  const states = new Map<number, { isRead: boolean; userLiked: boolean }>();
-  if (ids.length === 0) return states;
-  const rows = await db
+const statesOf = queryShape({ values: ['userId', 'ids'] }, (db, p: { userId: number; ids: number[] }) =>
+  db
     .selectFrom('announcements as a')
-    .where('a.id', 'in', ids)
+    .where('a.id', '=', sql<number>`any(${p.ids})`)
     .select((eb) => [
       'a.id',
       eb
@@ -145,7 +142,7 @@ export async function userStates(db: Kysely<Database>, userId: number, ids: numb
             .selectFrom('announcement_reads as ar')
             .select('ar.user_id')
             .whereRef('ar.announcement_id', '=', 'a.id')
-            .where('ar.user_id', '=', userId),
+            .where('ar.user_id', '=', p.userId),
         )
         .as('is_read'),
       eb
@@ -154,11 +151,17 @@ export async function userStates(db: Kysely<Database>, userId: number, ids: numb
             .selectFrom('announcement_likes as al')
             .select('al.user_id')
             .whereRef('al.announcement_id', '=', 'a.id')
-            .where('al.user_id', '=', userId),
+            .where('al.user_id', '=', p.userId),
         )
         .as('liked'),
-    ])
-    .execute();
+    ]),
+);
+
+/** The caller's read and like state of some announcements. */
+export async function userStates(db: Kysely<Database>, userId: number, ids: number[]) {
+  const states = new Map<number, { isRead: boolean; userLiked: boolean }>();
+  if (ids.length === 0) return states;
+  const rows = await statesOf.execute(db, { userId, ids });
   for (const row of rows) states.set(row.id, { isRead: Boolean(row.is_read), userLiked: Boolean(row.liked) });
   return states;
 }

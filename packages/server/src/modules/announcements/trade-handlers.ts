@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
@@ -30,7 +30,8 @@ const DETAIL_TTL_MS = 30 * 60_000;
 const CATEGORIES_TTL_MS = 60 * 60_000;
 
 const audienceKey = (a: Audience) => `${a.role ?? '~'}:${a.country ?? '~'}`;
-const digest = (value: unknown) => createHash('sha1').update(JSON.stringify(value)).digest('base64url');
+// One-shot hash (no Hash object per request).
+const digest = (value: unknown) => hash('sha1', JSON.stringify(value), 'base64url');
 
 /** Lists and counts change when a published announcement expires: their entries must not outlive that moment. */
 async function untilNextExpiry(db: Kysely<Database>, now: Date): Promise<number | undefined> {

@@ -1,4 +1,5 @@
 import type { components } from '@transport-ops/contract';
+import { queryShape } from '../../lib/query-shape.js';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { CategoriesTable, Database } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
@@ -42,16 +43,41 @@ export function toCategory(row: CategoryRow): Category {
 
 const SORT_COLUMNS = { name: 'c.name', createdAt: 'c.created_at', usageCount: 'usage_count' } as const;
 
-export function listCategories(db: Db, q: Req<'listConfigCategories'>['query']) {
-  let query = selectCategories(db);
-  if (q.scope !== undefined) query = query.where('c.scope', '=', q.scope);
-  if (q.isActive !== undefined) query = query.where('c.is_active', '=', q.isActive);
-  if (q.search !== undefined) {
-    const pattern = containing(q.search);
-    query = query.where((eb) => eb.or([eb('c.name', 'ilike', pattern), eb('c.description', 'ilike', pattern)]));
-  }
-  const direction = q.sortOrder === 'ASC' ? 'asc' : 'desc';
-  return query.orderBy(sql.ref(SORT_COLUMNS[q.sortBy ?? 'createdAt']), direction).orderBy('c.id', direction);
+type ListQuery = Req<'listConfigCategories'>['query'];
+
+/** The list as a query shape (lib/query-shape.ts): compiled once per combination of filters and order. */
+const categoryList = queryShape(
+  { values: ['scope', 'isActive', 'pattern'], structure: ['sortBy', 'sortOrder'] },
+  (
+    db,
+    p: {
+      scope: ListQuery['scope'];
+      isActive: boolean | undefined;
+      pattern: string | undefined;
+      sortBy: NonNullable<ListQuery['sortBy']>;
+      sortOrder: ListQuery['sortOrder'];
+    },
+  ) => {
+    let query = selectCategories(db);
+    if (p.scope !== undefined) query = query.where('c.scope', '=', p.scope);
+    if (p.isActive !== undefined) query = query.where('c.is_active', '=', p.isActive);
+    if (p.pattern !== undefined) {
+      const pattern = p.pattern;
+      query = query.where((eb) => eb.or([eb('c.name', 'ilike', pattern), eb('c.description', 'ilike', pattern)]));
+    }
+    const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
+    return query.orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), direction).orderBy('c.id', direction);
+  },
+);
+
+export function listCategories(_db: Db, q: ListQuery) {
+  return categoryList.with({
+    scope: q.scope,
+    isActive: q.isActive,
+    pattern: q.search === undefined ? undefined : containing(q.search),
+    sortBy: q.sortBy ?? 'createdAt',
+    sortOrder: q.sortOrder,
+  });
 }
 
 export async function findCategory(db: Db, id: number): Promise<Category | undefined> {

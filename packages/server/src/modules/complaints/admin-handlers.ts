@@ -10,7 +10,7 @@ import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './change-repository.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
-import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, workableComplaints } from './rules.js';
+import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, ownedScope, workableComplaints } from './rules.js';
 import { complaintStats } from './stats-repository.js';
 import { toNotification } from '../notifications/mappers.js';
 
@@ -38,7 +38,7 @@ export const adminHandlers: ModuleHandlers<
   async listAdminComplaints(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total, extras } = await listPage(req.server.db, ownedComplaints(auth), { ...filters, page, limit });
+    const { rows, total, extras } = await listPage(req.server.db, ownedScope(auth), { ...filters, page, limit });
     return {
       message: 'Complaints retrieved',
       result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit, extras) },

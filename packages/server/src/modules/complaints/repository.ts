@@ -1,4 +1,7 @@
-import type { Expression, Kysely, SqlBool } from 'kysely';
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { queryShape } from '../../lib/query-shape.js';
+import { ownedByScope, ownedOrAssignedScope } from '../../lib/scope.js';
+import type { ComplaintScope } from './rules.js';
 import type { Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
@@ -57,21 +60,45 @@ const SORT_KEYS: Record<NonNullable<ComplaintFilters['sortBy']>, SortKey> = {
   status: { column: 'c.status', type: 'text' },
 };
 
-/** The complaints in `scope` that pass the filters: the base table only, no joins. */
-export function listBase(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
-  let query = db.selectFrom('complaints as c').where(scope);
-  if (f.status !== undefined) query = query.where('c.status', '=', f.status);
-  if (f.countryId !== undefined) query = query.where('c.country_id', '=', f.countryId);
-  if (f.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', f.complaintTypeId);
-  if (f.startAtFrom !== undefined) query = query.where('c.created_at', '>=', new Date(f.startAtFrom));
+/** The filters of the base query, with their values as the statement binds them. */
+interface BaseParams {
+  status: ComplaintFilters['status'];
+  countryId: number | undefined;
+  complaintTypeId: number | undefined;
+  from: Date | undefined;
+  before: Date | undefined;
+  labelPattern: string | undefined;
+  assignedTo: number | undefined;
+  createdBy: number | undefined;
+  searchPattern: string | undefined;
+}
+
+const baseParams = (f: ComplaintFilters): BaseParams => ({
+  status: f.status,
+  countryId: f.countryId,
+  complaintTypeId: f.complaintTypeId,
+  from: f.startAtFrom === undefined ? undefined : new Date(f.startAtFrom),
   // Half-open end: the API shows instants to the millisecond, the column keeps microseconds, so the
   // end instant given by a client covers its whole millisecond.
-  if (f.startAtTo !== undefined) query = query.where('c.created_at', '<', new Date(new Date(f.startAtTo).getTime() + 1));
-  if (f.label !== undefined) query = query.where('c.label', 'ilike', containing(f.label));
-  if (f.assignedTo !== undefined) query = query.where('c.assigned_to', '=', f.assignedTo);
-  if (f.createdBy !== undefined) query = query.where('c.created_by', '=', f.createdBy);
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
+  before: f.startAtTo === undefined ? undefined : new Date(new Date(f.startAtTo).getTime() + 1),
+  labelPattern: f.label === undefined ? undefined : containing(f.label),
+  assignedTo: f.assignedTo,
+  createdBy: f.createdBy,
+  searchPattern: f.search === undefined ? undefined : containing(f.search),
+});
+
+function baseQuery(db: Db, scope: Expression<SqlBool>, p: BaseParams) {
+  let query = db.selectFrom('complaints as c').where(scope);
+  if (p.status !== undefined) query = query.where('c.status', '=', p.status);
+  if (p.countryId !== undefined) query = query.where('c.country_id', '=', p.countryId);
+  if (p.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', p.complaintTypeId);
+  if (p.from !== undefined) query = query.where('c.created_at', '>=', p.from);
+  if (p.before !== undefined) query = query.where('c.created_at', '<', p.before);
+  if (p.labelPattern !== undefined) query = query.where('c.label', 'ilike', p.labelPattern);
+  if (p.assignedTo !== undefined) query = query.where('c.assigned_to', '=', p.assignedTo);
+  if (p.createdBy !== undefined) query = query.where('c.created_by', '=', p.createdBy);
+  if (p.searchPattern !== undefined) {
+    const pattern = p.searchPattern;
     query = query.where((eb) =>
       eb.or([eb('c.label', 'ilike', pattern), eb('c.description', 'ilike', pattern), eb('c.location', 'ilike', pattern)]),
     );
@@ -79,18 +106,49 @@ export function listBase(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters
   return query;
 }
 
+/** The base query as a query shape (lib/query-shape.ts): compiled once per scope and combination of filters. */
+const baseShape = queryShape<BaseParams & ComplaintScope, unknown>(
+  {
+    values: [
+      'ownerId',
+      'teamId',
+      'status',
+      'countryId',
+      'complaintTypeId',
+      'from',
+      'before',
+      'labelPattern',
+      'assignedTo',
+      'createdBy',
+      'searchPattern',
+    ],
+    structure: ['scope', 'orAssigned'],
+  },
+  (db, p) => baseQuery(db, p.orAssigned ? ownedOrAssignedScope(p, 'c.created_by', 'c.assigned_to') : ownedByScope(p, 'c.created_by'), p),
+);
+
+/** The complaints in `scope` that pass the filters: the base table only, no joins. */
+export function listBase(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters) {
+  return baseQuery(db, scope, baseParams(f));
+}
+
+/** Complaints by id, joined (any order). */
+const complaintsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  selectComplaints(db).where('c.id', '=', sql<number>`any(${p.ids})`),
+);
+
 /** Totals of the complaints lists, reused while no complaint changes (paging through a filtered list counts it once). */
 const totals = totalsCache('complaints');
 
 /** One page of the complaints in `scope`: ids by keyset or offset, then their joined rows, and the total. */
-export function listPage(db: Db, scope: Expression<SqlBool>, f: ComplaintFilters & { page: number; limit: number; cursor?: string }) {
-  return fetchKeysetPage(db, listBase(db, scope, f), {
+export function listPage(db: Db, scope: ComplaintScope, f: ComplaintFilters & { page: number; limit: number; cursor?: string }) {
+  return fetchKeysetPage(db, baseShape.with({ ...scope, ...baseParams(f) }), {
     keys: [SORT_KEYS[f.sortBy ?? 'createdAt'], { column: 'c.id', type: 'integer' }],
     direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
     page: f.page,
     limit: f.limit,
     cursor: f.cursor,
-    load: (ids) => selectComplaints(db).where('c.id', 'in', ids).execute(),
+    load: (ids) => complaintsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
   });

@@ -1,7 +1,7 @@
 import type { Expression, SqlBool } from 'kysely';
 import { enumValues } from '../../contract.js';
 import type { ComplaintStatus } from '../../db/schema.js';
-import { ownedBy, ownedOrAssigned } from '../../lib/scope.js';
+import { type Ownership, ownedBy, ownedOrAssigned, ownership } from '../../lib/scope.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel } from '../auth/tokens.js';
 import type { AuthContext } from '../../plugins/security.js';
@@ -44,6 +44,17 @@ export function readableBy(auth: AuthContext): Expression<SqlBool> {
   if (auth.accessLevel !== 'agent') return ownedBy(auth, 'c.created_by');
   return ownedOrAssigned(auth, 'c.created_by', 'c.assigned_to');
 }
+
+/** A list's scope as values a query shape binds: the caller's ownership, and whether their assigned complaints are in it. */
+export interface ComplaintScope extends Ownership {
+  orAssigned: boolean;
+}
+
+/** `readableBy` as a list scope. */
+export const readableScope = (auth: AuthContext): ComplaintScope => ({ ...ownership(auth), orAssigned: auth.accessLevel === 'agent' });
+
+/** `ownedComplaints` as a list scope. */
+export const ownedScope = (auth: AuthContext): ComplaintScope => ({ ...ownership(auth), orAssigned: false });
 
 /** Complaints the caller may change or delete on the user side, and staff may handle (alias `c`). */
 export const ownedComplaints = (auth: AuthContext) => ownedBy(auth, 'c.created_by');

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Insertable, SelectQueryBuilder, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
-import { fetchPage, pageMeta, type PageMeta } from '../../lib/paging.js';
+import { fetchPage, type Listable, pageMeta, type PageMeta } from '../../lib/paging.js';
 import { type ConfigTable, type Db, deleteRow, insertRow, lockRow, updateRow } from './repository.js';
 
 /** A unique constraint of the list and the contract's 409 it stands for. */
@@ -31,7 +31,7 @@ export interface ConfigList<T extends ConfigTable, Row, R extends { isActive: bo
   label: string;
   plural: string;
   /** The filtered, ordered rows of a list request (paged by the block). */
-  list(db: Db, query: Q): SelectQueryBuilder<any, any, Row>;
+  list(db: Db, query: Q): Listable<Row>;
   toResult(row: Row): R;
   find(db: Db, id: number): Promise<R | undefined>;
   toInsert(body: C): Insertable<Database[T]>;
@@ -93,7 +93,7 @@ export function configListHandlers<
   return {
     async list(req: In<{ query: Q }>): Success<{ data: R[]; meta: PageMeta }> {
       const { page = 1, limit = 10 } = req.query;
-      const { rows, total } = await fetchPage(list.list(req.server.db, req.query), page, limit);
+      const { rows, total } = await fetchPage(list.list(req.server.db, req.query), page, limit, req.server.db);
       return { message: `${list.plural} retrieved`, result: { data: rows.map(list.toResult), meta: pageMeta(total, page, limit) } };
     },
 

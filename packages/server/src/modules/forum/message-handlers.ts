@@ -15,7 +15,7 @@ import {
   lockMessageIfVisible,
   lockVisibleMessage,
   messageNotFound,
-  shownMessages,
+  shownMessagesOf,
   softDeleteMessage,
   updateMessageContent,
   visibleMessage,
@@ -107,7 +107,7 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     const limit = req.query.limit ?? 20;
     const parent = await findShownMessage(db, id, auth.userId);
     if (!parent) throw messageNotFound(id);
-    const { rows, total } = await fetchPage(shownMessages(db, parent.topic_id, auth.userId).where('m.parent_id', '=', id), page, limit);
+    const { rows, total } = await fetchPage(shownMessagesOf(parent.topic_id, auth.userId, id), page, limit, db);
     return { message: 'Replies retrieved successfully', result: { data: rows.map(toMessage), meta: pageMeta(total, page, limit) } };
   },
 

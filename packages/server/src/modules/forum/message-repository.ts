@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { queryShape } from '../../lib/query-shape.js';
 import type { Database, VoteKind } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 
@@ -60,11 +61,38 @@ export function shownMessages(db: Db, topicId: number, userId: number) {
 }
 export type MessageRow = Awaited<ReturnType<ReturnType<typeof shownMessages>['execute']>>[number];
 
+interface ShownParams {
+  topicId: number;
+  userId: number;
+  parentId: number | undefined;
+  id: number | undefined;
+}
+
+/** `shownMessages`, with a parent or one message, as a query shape (lib/query-shape.ts): compiled once per filter. */
+const shownList = queryShape({ values: ['topicId', 'userId', 'parentId', 'id'] }, (db, p: ShownParams) => {
+  let query = shownMessages(db, p.topicId, p.userId);
+  if (p.parentId !== undefined) query = query.where('m.parent_id', '=', p.parentId);
+  if (p.id !== undefined) query = query.where('m.id', '=', p.id);
+  return query;
+});
+
+/** The shown messages of a topic (the replies to `parentId` when given), for a list helper. */
+export const shownMessagesOf = (topicId: number, userId: number, parentId?: number) =>
+  shownList.with({ topicId, userId, parentId, id: undefined });
+
+/** Every shown message of a topic, in reading order. */
+export const allShownMessages = (db: Db, topicId: number, userId: number) =>
+  shownList.execute(db, { topicId, userId, parentId: undefined, id: undefined });
+
+/** One shown message of a topic, or undefined. */
+export const shownMessageIn = (db: Db, topicId: number, id: number, userId: number): Promise<MessageRow | undefined> =>
+  shownList.executeTakeFirst(db, { topicId, userId, parentId: undefined, id }) as Promise<MessageRow | undefined>;
+
 /** One shown message (visible or placeholder), or undefined. */
 export async function findShownMessage(db: Db, id: number, userId: number): Promise<MessageRow | undefined> {
   const message = await db.selectFrom('forum_messages').select('topic_id').where('id', '=', id).executeTakeFirst();
   if (!message) return undefined;
-  return shownMessages(db, message.topic_id, userId).where('m.id', '=', id).executeTakeFirst();
+  return shownMessageIn(db, message.topic_id, id, userId);
 }
 
 export const messageNotFound = (messageId: number) => new AppError('MESSAGE_NOT_FOUND', { messageId }, 'Message not found');

@@ -6,7 +6,7 @@ import { hasGlobalView } from '../../lib/scope.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
 import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.js';
-import { messageNotFound, shownMessages } from './message-repository.js';
+import { allShownMessages, messageNotFound, shownMessageIn, shownMessagesOf } from './message-repository.js';
 import { assertClean, trimmed } from './moderation.js';
 import { setTopicLike, subscribe, unsubscribe } from './interaction-repository.js';
 import { listTopics } from './topic-list-repository.js';
@@ -110,7 +110,7 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     const id = req.params.id;
     if (!(await countView(db, id, auth.userId))) throw topicNotFound(id);
     const topic = await loadTopic(db, id, auth.userId);
-    const messages = await shownMessages(db, id, auth.userId).execute();
+    const messages = await allShownMessages(db, id, auth.userId);
     return { message: 'Topic retrieved successfully', result: { ...topic, messages: messages.map(toMessage) } };
   },
 
@@ -160,13 +160,8 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     const limit = req.query.limit ?? 20;
     const parentId = req.query.parentId;
     await visibleTopic(db, id);
-    let query = shownMessages(db, id, auth.userId);
-    if (parentId !== undefined) {
-      const parent = await shownMessages(db, id, auth.userId).where('m.id', '=', parentId).executeTakeFirst();
-      if (!parent) throw messageNotFound(parentId);
-      query = query.where('m.parent_id', '=', parentId);
-    }
-    const { rows, total } = await fetchPage(query, page, limit);
+    if (parentId !== undefined && !(await shownMessageIn(db, id, parentId, auth.userId))) throw messageNotFound(parentId);
+    const { rows, total } = await fetchPage(shownMessagesOf(id, auth.userId, parentId), page, limit, db);
     return { message: 'Messages retrieved successfully', result: { data: rows.map(toMessage), meta: pageMeta(total, page, limit) } };
   },
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { fetchKeysetPage, type SortKey } from '../../lib/paging.js';
+import { queryShape } from '../../lib/query-shape.js';
 import type { LastMessageJson } from './mappers.js';
 import { topicsQuery } from './topic-repository.js';
 import { containing } from '../../lib/text.js';
@@ -20,33 +21,54 @@ const SORT_KEYS: Record<TopicFilters['sortBy'], SortKey[]> = {
   messages_count: [{ column: 't.messages_count', type: 'integer' }],
 };
 
-/** The visible topics that pass the filters: the base table only. */
-export function topicBase(db: Kysely<Database>, f: TopicFilters) {
+interface BaseParams {
+  categoryId: number | undefined;
+  status: TopicFilters['status'];
+  tagId: number | undefined;
+  pattern: string | undefined;
+}
+
+const baseParams = (f: TopicFilters): BaseParams => ({
+  categoryId: f.categoryId,
+  status: f.status,
+  tagId: f.tagId,
+  pattern: f.search === undefined ? undefined : containing(f.search),
+});
+
+function baseQuery(db: Kysely<Database>, p: BaseParams) {
   return db
     .selectFrom('forum_topics as t')
     .where('t.is_hidden', '=', false)
-    .$if(f.categoryId !== undefined, (q) => q.where('t.category_id', '=', f.categoryId!))
-    .$if(f.status !== undefined, (q) => q.where('t.status', '=', f.status!))
-    .$if(f.tagId !== undefined, (q) =>
+    .$if(p.categoryId !== undefined, (q) => q.where('t.category_id', '=', p.categoryId!))
+    .$if(p.status !== undefined, (q) => q.where('t.status', '=', p.status!))
+    .$if(p.tagId !== undefined, (q) =>
       q.where((eb) =>
         eb.exists(
           eb
             .selectFrom('forum_topic_tags as ft')
             .select('ft.topic_id')
             .whereRef('ft.topic_id', '=', 't.id')
-            .where('ft.tag_id', '=', f.tagId!),
+            .where('ft.tag_id', '=', p.tagId!),
         ),
       ),
     )
-    .$if(f.search !== undefined, (q) => {
-      const pattern = containing(f.search!);
+    .$if(p.pattern !== undefined, (q) => {
+      const pattern = p.pattern!;
       return q.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.content', 'ilike', pattern)]));
     });
 }
 
+/** The base query as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const baseShape = queryShape<BaseParams, unknown>({ values: ['categoryId', 'status', 'tagId', 'pattern'] }, baseQuery);
+
+/** The visible topics that pass the filters: the base table only. */
+export function topicBase(db: Kysely<Database>, f: TopicFilters) {
+  return baseQuery(db, baseParams(f));
+}
+
 /** The rows of some topics, each with its most recent visible message. */
-function loadTopics(db: Kysely<Database>, ids: number[]) {
-  return topicsQuery(db)
+const topicsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  topicsQuery(db)
     .select(
       sql<LastMessageJson | null>`(
         select jsonb_build_object(
@@ -59,22 +81,21 @@ function loadTopics(db: Kysely<Database>, ids: number[]) {
         order by lm.created_at desc, lm.id desc
         limit 1)`.as('last_message'),
     )
-    .where('t.id', 'in', ids)
-    .execute();
-}
+    .where('t.id', '=', sql<number>`any(${p.ids})`),
+);
 
 /**
  * One page of visible topics: ids first (keyset or offset on the base table), then their rows and
  * last messages, so the per-topic subquery runs for the page only. Ties go by id in the sort's order.
  */
 export function listTopics(db: Kysely<Database>, f: TopicFilters) {
-  return fetchKeysetPage(db, topicBase(db, f), {
+  return fetchKeysetPage(db, baseShape.with(baseParams(f)), {
     keys: [...SORT_KEYS[f.sortBy], { column: 't.id', type: 'integer' }],
     direction: f.sortOrder,
     page: f.page,
     limit: f.limit,
     cursor: f.cursor,
-    load: (ids) => loadTopics(db, ids),
+    load: (ids) => topicsById.execute(db, { ids }),
     idOf: (row) => row.id,
   });
 }

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, TopicStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { DEFAULT_COLOR } from './mappers.js';
+import { queryShape } from '../../lib/query-shape.js';
 
 type Db = Kysely<Database>;
 
@@ -62,18 +63,21 @@ export interface TagRefRow {
   color: string;
 }
 
+const tagsOfTopics = queryShape({ values: ['topicIds'] }, (db, p: { topicIds: number[] }) =>
+  db
+    .selectFrom('forum_topic_tags as tt')
+    .innerJoin('tags as tg', 'tg.id', 'tt.tag_id')
+    .select(['tt.topic_id', 'tg.id', 'tg.name', sql<string>`coalesce(tg.color, ${DEFAULT_COLOR})`.as('color')])
+    .where('tt.topic_id', '=', sql<number>`any(${p.topicIds})`)
+    .orderBy('tg.name')
+    .orderBy('tg.id'),
+);
+
 /** The tags of some topics, by topic id (one query for a whole page). */
 export async function topicTags(db: Db, topicIds: number[]): Promise<Map<number, TagRefRow[]>> {
   const byTopic = new Map<number, TagRefRow[]>(topicIds.map((id) => [id, []]));
   if (topicIds.length === 0) return byTopic;
-  const rows = await db
-    .selectFrom('forum_topic_tags as tt')
-    .innerJoin('tags as tg', 'tg.id', 'tt.tag_id')
-    .select(['tt.topic_id', 'tg.id', 'tg.name', sql<string>`coalesce(tg.color, ${DEFAULT_COLOR})`.as('color')])
-    .where('tt.topic_id', 'in', topicIds)
-    .orderBy('tg.name')
-    .orderBy('tg.id')
-    .execute();
+  const rows = await tagsOfTopics.execute(db, { topicIds });
   for (const row of rows) byTopic.get(row.topic_id)?.push(row);
   return byTopic;
 }

@@ -1,13 +1,21 @@
 import { type Kysely, sql } from 'kysely';
+import { queryShape } from '../../lib/query-shape.js';
 import type { ComplaintNotification, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-export function listQuery(db: Db, f: { status?: ComplaintNotification['status']; channel?: ComplaintNotification['channel'] }) {
+type ListFilters = { status?: ComplaintNotification['status'] | undefined; channel?: ComplaintNotification['channel'] | undefined };
+
+/** The outbox, newest first, as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const notificationList = queryShape({ values: ['status', 'channel'] }, (db, f: ListFilters) => {
   let query = db.selectFrom('complaint_notifications').selectAll();
   if (f.status !== undefined) query = query.where('status', '=', f.status);
   if (f.channel !== undefined) query = query.where('channel', '=', f.channel);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+});
+
+export function listQuery(f: ListFilters) {
+  return notificationList.with({ status: f.status, channel: f.channel });
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
-import { withinTeam } from '../../lib/scope.js';
+import { teamOf, withinTeam } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import * as repo from './repository.js';
@@ -89,7 +89,7 @@ export const organizationHandlers: ModuleHandlers<
       type: q.type,
       isActive: q.isActive,
     };
-    const { rows, total } = await repo.listOrganizations(req.server.db, withinTeam(auth, 'o.id'), filters);
+    const { rows, total } = await repo.listOrganizations(req.server.db, teamOf(auth), filters);
     return {
       message: 'Organizations retrieved',
       result: { data: rows.map(toOrganization), meta: pageMeta(total, filters.page, filters.limit) },

@@ -1,7 +1,8 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { queryShape } from '../../lib/query-shape.js';
 import type { Database, NewOrganization, OrganizationUpdate } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
-import { organizationSubtree } from '../../lib/scope.js';
+import { organizationSubtree, type TeamScope, withinTeamScope } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
@@ -76,18 +77,33 @@ export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganiz
 
 export type OrganizationFilters = Defaulted<Query<'listOrganizations'>, 'page' | 'limit'>;
 
-export async function listOrganizations(db: Kysely<Database>, scope: Expression<SqlBool>, f: OrganizationFilters) {
-  let query = selectOrganizations(db).where(scope);
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
-    query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
-  }
-  if (f.parentId !== undefined) query = query.where('o.parent_id', '=', f.parentId);
-  if (f.type !== undefined) query = query.where('o.type', '=', f.type);
-  if (f.isActive !== undefined) query = query.where('o.is_active', '=', f.isActive);
-  // Depth-first: a parent's names prefix its children's, so it sorts right before them.
-  query = query.orderBy(sql`t.sort_path`).orderBy(sql`t.id_path`);
-  return fetchPage(query, f.page, f.limit);
+/** The list as a query shape (lib/query-shape.ts): compiled once per team scope and combination of filters. */
+const organizationList = queryShape(
+  { values: ['teamId', 'pattern', 'parentId', 'type', 'isActive'], structure: ['scope'] },
+  (db, p: TeamScope & Pick<OrganizationFilters, 'parentId' | 'type' | 'isActive'> & { pattern: string | undefined }) => {
+    let query = selectOrganizations(db).where(withinTeamScope(p, 'o.id'));
+    if (p.pattern !== undefined) {
+      const pattern = p.pattern;
+      query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
+    }
+    if (p.parentId !== undefined) query = query.where('o.parent_id', '=', p.parentId);
+    if (p.type !== undefined) query = query.where('o.type', '=', p.type);
+    if (p.isActive !== undefined) query = query.where('o.is_active', '=', p.isActive);
+    // Depth-first: a parent's names prefix its children's, so it sorts right before them.
+    return query.orderBy(sql`t.sort_path`).orderBy(sql`t.id_path`);
+  },
+);
+
+/** The organizations of `team` that pass the filters, depth-first. */
+export async function listOrganizations(db: Kysely<Database>, team: TeamScope, f: OrganizationFilters) {
+  const query = organizationList.with({
+    ...team,
+    pattern: f.search === undefined ? undefined : containing(f.search),
+    parentId: f.parentId,
+    type: f.type,
+    isActive: f.isActive,
+  });
+  return fetchPage(query, f.page, f.limit, db);
 }
 
 export const findOrganization = (db: Kysely<Database>, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
-import { ownedBy, teamUserIds } from '../../lib/scope.js';
+import { type Ownership, ownedBy, ownedByScope, ownership, teamUserIds } from '../../lib/scope.js';
+import { queryShape } from '../../lib/query-shape.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
@@ -63,32 +64,31 @@ export interface TransportRecord {
   complaints: ComplaintRefRow[];
 }
 
-const documentsOf = (db: Db, transportId: number) =>
+// The detail's statements, compiled once (lib/query-shape.ts).
+const documentsOf = queryShape({ values: ['transportId'] }, (db, p: { transportId: number }) =>
   db
     .selectFrom('transport_documents')
     .select(['id', 'type', 'filename', 'mime_type', 'size', 'uploaded_at'])
-    .where('transport_id', '=', transportId)
+    .where('transport_id', '=', p.transportId)
     .orderBy('uploaded_at')
-    .orderBy('id')
-    .execute();
-export type DocumentRow = Awaited<ReturnType<typeof documentsOf>>[number];
+    .orderBy('id'),
+);
+export type DocumentRow = Awaited<ReturnType<typeof documentsOf.execute>>[number];
 
-const complaintsOf = (db: Db, transportId: number) =>
-  db
-    .selectFrom('complaints')
-    .select(['id', 'label', 'status', 'created_at'])
-    .where('transport_id', '=', transportId)
-    .orderBy('id')
-    .execute();
-export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf>>[number];
+const complaintsOf = queryShape({ values: ['transportId'] }, (db, p: { transportId: number }) =>
+  db.selectFrom('complaints').select(['id', 'label', 'status', 'created_at']).where('transport_id', '=', p.transportId).orderBy('id'),
+);
+export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf.execute>>[number];
+
+const transportById = queryShape({ values: ['id'] }, (db, p: { id: number }) => transportQuery(db).where('t.id', '=', p.id));
 
 /** A transport with its documents and complaint; undefined when absent. Ownership is checked by the caller. */
 export async function loadTransport(db: Db, id: number): Promise<TransportRecord | undefined> {
-  const row = await transportQuery(db).where('t.id', '=', id).executeTakeFirst();
+  const row = await transportById.executeTakeFirst(db, { id });
   if (!row) return undefined;
   // One after the other: inside a transaction (one connection) queries cannot overlap.
-  const documents = await documentsOf(db, id);
-  const complaints = await complaintsOf(db, id);
+  const documents = await documentsOf.execute(db, { transportId: id });
+  const complaints = await complaintsOf.execute(db, { transportId: id });
   return { row, documents, complaints };
 }
 
@@ -117,21 +117,50 @@ const SORT_KEYS: Record<NonNullable<TransportFilters['sortBy']>, SortKey> = {
   status: { column: 't.status', type: 'text' },
 };
 
-/** The transports the caller may see that pass the filters: the base table only, no joins. */
-export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {
-  let q = db.selectFrom('transports as t').where(ownedBy(auth, 't.created_by'));
-  if (f.status !== undefined) q = q.where('t.status', '=', f.status);
-  if (f.vehicleTypeId !== undefined) q = q.where('t.vehicle_type_id', '=', f.vehicleTypeId);
-  if (f.customerId !== undefined) q = q.where('t.customer_id', '=', f.customerId);
-  if (f.createdBy !== undefined) q = q.where('t.created_by', '=', f.createdBy);
-  if (f.organizationId !== undefined) q = q.where(sql<boolean>`t.created_by in (${teamUserIds(f.organizationId)})`);
-  if (f.loadingPoint !== undefined) q = q.where('t.loading_point', 'ilike', containing(f.loadingPoint));
-  if (f.unloadingPoint !== undefined) q = q.where('t.unloading_point', 'ilike', containing(f.unloadingPoint));
-  if (f.startDate !== undefined) q = q.where('t.created_at', '>=', new Date(f.startDate));
-  // Stored timestamps have microseconds, the API's milliseconds: the end is inclusive of its whole millisecond.
-  if (f.endDate !== undefined) q = q.where('t.created_at', '<', new Date(Date.parse(f.endDate) + 1));
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
+/** The filters of the base query, with their values as the statement binds them. */
+interface BaseParams extends Ownership {
+  status: TransportStatus | undefined;
+  vehicleTypeId: number | undefined;
+  customerId: number | undefined;
+  createdBy: number | undefined;
+  organizationId: number | undefined;
+  loadingPattern: string | undefined;
+  unloadingPattern: string | undefined;
+  startDate: Date | undefined;
+  endBefore: Date | undefined;
+  searchPattern: string | undefined;
+}
+
+function baseParams(auth: AuthContext, f: TransportFilters): BaseParams {
+  return {
+    ...ownership(auth),
+    status: f.status,
+    vehicleTypeId: f.vehicleTypeId,
+    customerId: f.customerId,
+    createdBy: f.createdBy,
+    organizationId: f.organizationId,
+    loadingPattern: f.loadingPoint === undefined ? undefined : containing(f.loadingPoint),
+    unloadingPattern: f.unloadingPoint === undefined ? undefined : containing(f.unloadingPoint),
+    startDate: f.startDate === undefined ? undefined : new Date(f.startDate),
+    // Stored timestamps have microseconds, the API's milliseconds: the end is inclusive of its whole millisecond.
+    endBefore: f.endDate === undefined ? undefined : new Date(Date.parse(f.endDate) + 1),
+    searchPattern: f.search === undefined ? undefined : containing(f.search),
+  };
+}
+
+function baseQuery(db: Db, p: BaseParams) {
+  let q = db.selectFrom('transports as t').where(ownedByScope(p, 't.created_by'));
+  if (p.status !== undefined) q = q.where('t.status', '=', p.status);
+  if (p.vehicleTypeId !== undefined) q = q.where('t.vehicle_type_id', '=', p.vehicleTypeId);
+  if (p.customerId !== undefined) q = q.where('t.customer_id', '=', p.customerId);
+  if (p.createdBy !== undefined) q = q.where('t.created_by', '=', p.createdBy);
+  if (p.organizationId !== undefined) q = q.where(sql<boolean>`t.created_by in (${teamUserIds(p.organizationId)})`);
+  if (p.loadingPattern !== undefined) q = q.where('t.loading_point', 'ilike', p.loadingPattern);
+  if (p.unloadingPattern !== undefined) q = q.where('t.unloading_point', 'ilike', p.unloadingPattern);
+  if (p.startDate !== undefined) q = q.where('t.created_at', '>=', p.startDate);
+  if (p.endBefore !== undefined) q = q.where('t.created_at', '<', p.endBefore);
+  if (p.searchPattern !== undefined) {
+    const pattern = p.searchPattern;
     // Each column has a trigram index: the planner ORs four bitmap index scans.
     q = q.where((eb) =>
       eb.or([
@@ -145,18 +174,50 @@ export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {
   return q;
 }
 
+/** The base query as a query shape: compiled once per scope and combination of filters. */
+const baseShape = queryShape<BaseParams, unknown>(
+  {
+    values: [
+      'ownerId',
+      'teamId',
+      'status',
+      'vehicleTypeId',
+      'customerId',
+      'createdBy',
+      'organizationId',
+      'loadingPattern',
+      'unloadingPattern',
+      'startDate',
+      'endBefore',
+      'searchPattern',
+    ],
+    structure: ['scope'],
+  },
+  baseQuery,
+);
+
+/** The transports the caller may see that pass the filters: the base table only, no joins. */
+export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {
+  return baseQuery(db, baseParams(auth, f));
+}
+
+/** Transports by id, joined (any order). */
+const transportsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  transportQuery(db).where('t.id', '=', sql<number>`any(${p.ids})`),
+);
+
 /** Totals of the transports lists, reused while no transport changes (paging through a filtered list counts it once). */
 const totals = totalsCache('transports');
 
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
-  return fetchKeysetPage(db, listBase(db, auth, f), {
+  return fetchKeysetPage(db, baseShape.with(baseParams(auth, f)), {
     keys: [SORT_KEYS[f.sortBy ?? 'createdAt'], { column: 't.id', type: 'integer' }],
     direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
     page: f.page,
     limit: f.limit,
     cursor: f.cursor,
-    load: (ids) => transportQuery(db).where('t.id', 'in', ids).execute(),
+    load: (ids) => transportsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
   });

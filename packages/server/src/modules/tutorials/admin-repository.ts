@@ -1,6 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import { sql } from 'kysely';
 import { fetchPage } from '../../lib/paging.js';
+import { queryShape } from '../../lib/query-shape.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';
 import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './query-repository.js';
@@ -22,21 +23,43 @@ const SORT_COLUMNS = {
   averageRating: 's.average_rating',
 } as const;
 
+type AdminListParams = Pick<AdminListFilters, 'status' | 'difficulty' | 'duration' | 'categoryId' | 'authorId' | 'sortBy' | 'sortOrder'> & {
+  pattern: string | undefined;
+};
+
+/** The administrators' list as a query shape (lib/query-shape.ts): compiled once per combination of filters and order. */
+const adminList = queryShape(
+  { values: ['status', 'difficulty', 'duration', 'categoryId', 'authorId', 'pattern'], structure: ['sortBy', 'sortOrder'] },
+  (db, p: AdminListParams) => {
+    let query = selectTutorials(db).select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')]);
+    if (p.status !== undefined) query = query.where('t.status', '=', p.status);
+    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
+    if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
+    if (p.categoryId !== undefined) query = query.where('t.category_id', '=', p.categoryId);
+    if (p.authorId !== undefined) query = query.where('t.author_id', '=', p.authorId);
+    if (p.pattern !== undefined) {
+      const pattern = p.pattern;
+      query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
+    }
+    const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
+    // Unrated tutorials come last in both directions.
+    query = query.orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+    return query.orderBy('t.id', 'desc');
+  },
+);
+
 export async function listAll(db: Db, f: AdminListFilters) {
-  let query = selectTutorials(db).select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')]);
-  if (f.status !== undefined) query = query.where('t.status', '=', f.status);
-  if (f.difficulty !== undefined) query = query.where('t.difficulty', '=', f.difficulty);
-  if (f.duration !== undefined) query = query.where('t.duration', '=', f.duration);
-  if (f.categoryId !== undefined) query = query.where('t.category_id', '=', f.categoryId);
-  if (f.authorId !== undefined) query = query.where('t.author_id', '=', f.authorId);
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
-    query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
-  }
-  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  // Unrated tutorials come last in both directions.
-  query = query.orderBy(sql.ref(SORT_COLUMNS[f.sortBy]), (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
-  const { rows, total } = await fetchPage(query.orderBy('t.id', 'desc'), f.page, f.limit);
+  const query = adminList.with({
+    status: f.status,
+    difficulty: f.difficulty,
+    duration: f.duration,
+    categoryId: f.categoryId,
+    authorId: f.authorId,
+    pattern: f.search === undefined ? undefined : containing(f.search),
+    sortBy: f.sortBy,
+    sortOrder: f.sortOrder,
+  });
+  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const tags = await tagsByTutorial(
     db,
     rows.map((r) => r.id),

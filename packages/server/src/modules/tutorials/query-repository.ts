@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { queryShape } from '../../lib/query-shape.js';
 
 export type Db = Kysely<Database>;
 
@@ -70,18 +71,21 @@ export interface TagRow {
   color: string | null;
 }
 
+const tagsOf = queryShape({ values: ['tutorialIds'] }, (db, p: { tutorialIds: number[] }) =>
+  db
+    .selectFrom('tutorial_tags as tt')
+    .innerJoin('tags as g', 'g.id', 'tt.tag_id')
+    .select(['tt.tutorial_id', 'g.id', 'g.name', 'g.color'])
+    .where('tt.tutorial_id', '=', sql<number>`any(${p.tutorialIds})`)
+    .orderBy('g.name')
+    .orderBy('g.id'),
+);
+
 /** The tags of each tutorial, by name. */
 export async function tagsByTutorial(db: Db, tutorialIds: number[]): Promise<Map<number, TagRow[]>> {
   const byTutorial = new Map<number, TagRow[]>();
   if (tutorialIds.length === 0) return byTutorial;
-  const rows = await db
-    .selectFrom('tutorial_tags as tt')
-    .innerJoin('tags as g', 'g.id', 'tt.tag_id')
-    .select(['tt.tutorial_id', 'g.id', 'g.name', 'g.color'])
-    .where('tt.tutorial_id', 'in', tutorialIds)
-    .orderBy('g.name')
-    .orderBy('g.id')
-    .execute();
+  const rows = await tagsOf.execute(db, { tutorialIds });
   for (const { tutorial_id, ...tag } of rows) {
     const list = byTutorial.get(tutorial_id) ?? [];
     list.push(tag);

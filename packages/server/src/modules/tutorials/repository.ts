@@ -4,6 +4,7 @@ import type { Defaulted, Query } from '../../http/handlers.js';
 import { sql } from 'kysely';
 import type { Difficulty, TutorialDuration } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
+import { queryShape } from '../../lib/query-shape.js';
 import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
 import { containing } from '../../lib/text.js';
@@ -24,23 +25,51 @@ export type ListFilters = Defaulted<Omit<Query<'listTutorials'>, 'tags'>, 'page'
 
 /** Tutorials carrying at least one of the tags. */
 const withAnyTag = (tagIds: number[]) =>
-  sql<boolean>`exists (select 1 from tutorial_tags ft where ft.tutorial_id = t.id and ft.tag_id in (${sql.join(tagIds)}))`;
+  sql<boolean>`exists (select 1 from tutorial_tags ft where ft.tutorial_id = t.id and ft.tag_id = any(${tagIds}))`;
+
+/** The published list: compiled once per combination of filters and sort (lib/query-shape.ts). */
+const publishedList = queryShape(
+  { values: ['userId', 'category', 'difficulty', 'duration', 'pattern', 'tagIds'], structure: ['sortBy'] },
+  (
+    db,
+    p: {
+      userId: number;
+      category: number | undefined;
+      difficulty: Difficulty | undefined;
+      duration: TutorialDuration | undefined;
+      pattern: string | undefined;
+      tagIds: number[] | undefined;
+      sortBy: ListFilters['sortBy'];
+    },
+  ) => {
+    let query = selectPublished(db, p.userId);
+    if (p.category !== undefined) query = query.where('t.category_id', '=', p.category);
+    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
+    if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
+    if (p.pattern !== undefined) {
+      const pattern = p.pattern;
+      query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
+    }
+    if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
+    if (p.sortBy === 'popular') query = query.orderBy('t.views_count', 'desc');
+    else if (p.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
+    else if (p.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
+    else query = query.orderBy('t.created_at', 'desc');
+    return query.orderBy('t.id', 'desc');
+  },
+);
 
 export async function listPublished(db: Db, userId: number, f: ListFilters) {
-  let query = selectPublished(db, userId);
-  if (f.category !== undefined) query = query.where('t.category_id', '=', f.category);
-  if (f.difficulty !== undefined) query = query.where('t.difficulty', '=', f.difficulty);
-  if (f.duration !== undefined) query = query.where('t.duration', '=', f.duration);
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
-    query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
-  }
-  if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));
-  if (f.sortBy === 'popular') query = query.orderBy('t.views_count', 'desc');
-  else if (f.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
-  else if (f.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
-  else query = query.orderBy('t.created_at', 'desc');
-  const { rows, total } = await fetchPage(query.orderBy('t.id', 'desc'), f.page, f.limit);
+  const query = publishedList.with({
+    userId,
+    category: f.category,
+    difficulty: f.difficulty,
+    duration: f.duration,
+    pattern: f.search === undefined ? undefined : containing(f.search),
+    tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
+    sortBy: f.sortBy,
+  });
+  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const tags = await tagsByTutorial(
     db,
     rows.map((r) => r.id),
@@ -194,18 +223,44 @@ export type SearchFilters = Defaulted<Omit<Query<'searchTutorials'>, 'tags' | 'd
 };
 
 /** Full-text search over the published tutorials, ranked by `ts_rank` (title A > description B > content C). */
+/** The search as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const search = queryShape(
+  { values: ['q', 'difficulty', 'duration', 'tagIds', 'minRating', 'maxDuration'] },
+  (
+    db,
+    p: {
+      q: string;
+      difficulty: Difficulty[] | undefined;
+      duration: TutorialDuration[] | undefined;
+      tagIds: number[] | undefined;
+      minRating: number | undefined;
+      maxDuration: number | undefined;
+    },
+  ) => {
+    const tsquery = sql`websearch_to_tsquery('english', ${p.q})`;
+    let query = selectTutorials(db)
+      .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
+      .where('t.status', '=', 'PUBLISHED')
+      .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
+    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', sql<Difficulty>`any(${p.difficulty})`);
+    if (p.duration !== undefined) query = query.where('t.duration', '=', sql<TutorialDuration>`any(${p.duration})`);
+    if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
+    if (p.minRating !== undefined) query = query.where('s.average_rating', '>=', p.minRating);
+    if (p.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', p.maxDuration);
+    return query.orderBy('rank', 'desc').orderBy('t.id', 'desc');
+  },
+);
+
 export async function searchPublished(db: Db, f: SearchFilters): Promise<{ data: S['TutorialSearchItem'][]; total: number }> {
-  const tsquery = sql`websearch_to_tsquery('english', ${f.q})`;
-  let query = selectTutorials(db)
-    .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
-    .where('t.status', '=', 'PUBLISHED')
-    .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
-  if (f.difficulty.length > 0) query = query.where('t.difficulty', 'in', f.difficulty);
-  if (f.duration.length > 0) query = query.where('t.duration', 'in', f.duration);
-  if (f.tagIds.length > 0) query = query.where(withAnyTag(f.tagIds));
-  if (f.minRating !== undefined) query = query.where('s.average_rating', '>=', f.minRating);
-  if (f.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', f.maxDuration);
-  const { rows, total } = await fetchPage(query.orderBy('rank', 'desc').orderBy('t.id', 'desc'), f.page, f.limit);
+  const query = search.with({
+    q: f.q,
+    difficulty: f.difficulty.length > 0 ? f.difficulty : undefined,
+    duration: f.duration.length > 0 ? f.duration : undefined,
+    tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
+    minRating: f.minRating,
+    maxDuration: f.maxDuration,
+  });
+  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const data = rows.map((r) => ({
     id: r.id,
     title: r.title,

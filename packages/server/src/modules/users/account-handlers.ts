@@ -68,7 +68,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
   async listUsers(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total } = await fetchPage(listAccounts(req.server.db, auth, filters), page, limit);
+    const { rows, total } = await fetchPage(listAccounts(auth, filters), page, limit, req.server.db);
     return { message: 'Users retrieved', result: { data: rows.map(toUser), meta: pageMeta(total, page, limit) } };
   },
 

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { AccessLevel, ActorUpdate, Database, NewActor, NewUser, UserUpdate } from '../../db/schema.js';
 import type { Query } from '../../http/handlers.js';
-import { withinTeam } from '../../lib/scope.js';
+import { type TeamScope, teamOf, withinTeamScope } from '../../lib/scope.js';
+import { queryShape } from '../../lib/query-shape.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { contains } from '../../lib/text.js';
 import { selectUsers } from './repository.js';
@@ -11,25 +12,45 @@ type Db = Kysely<Database>;
 const SORT_COLUMNS = { createdAt: 'u.created_at', username: 'u.username', email: 'u.email', lastLogin: 'u.last_login' } as const;
 
 /** The accounts the caller may see, filtered and ordered (accounts that never logged in come last either way). */
-export function listAccounts(db: Db, auth: AuthContext, f: Omit<Query<'listUsers'>, 'page' | 'limit'>) {
+type ListFilters = Omit<Query<'listUsers'>, 'page' | 'limit'>;
+
+/** The list as a query shape (lib/query-shape.ts): compiled once per team scope, combination of filters and order. */
+const accountList = queryShape(
+  {
+    values: ['teamId', 'search', 'roleId', 'organizationId', 'countryId', 'isActive'],
+    structure: ['scope', 'sortBy', 'sortOrder'],
+  },
+  (
+    db,
+    p: TeamScope &
+      Pick<ListFilters, 'search' | 'roleId' | 'organizationId' | 'countryId' | 'isActive' | 'sortOrder'> & {
+        sortBy: NonNullable<ListFilters['sortBy']>;
+      },
+  ) => {
+    let query = selectUsers(db).where(withinTeamScope(p, 'u.organization_id'));
+    if (p.search !== undefined) {
+      const search = p.search;
+      query = query.where((eb) =>
+        eb.or([
+          contains('u.username', search),
+          contains('u.email', search),
+          contains('a.first_name', search),
+          contains('a.last_name', search),
+        ]),
+      );
+    }
+    if (p.roleId !== undefined) query = query.where('u.role_id', '=', p.roleId);
+    if (p.organizationId !== undefined) query = query.where('u.organization_id', '=', p.organizationId);
+    if (p.countryId !== undefined) query = query.where('u.country_id', '=', p.countryId);
+    if (p.isActive !== undefined) query = query.where('u.is_active', '=', p.isActive);
+    const direction = p.sortOrder === 'ASC' ? sql`asc` : sql`desc`;
+    return query.orderBy(sql`${sql.ref(SORT_COLUMNS[p.sortBy])} ${direction} nulls last`).orderBy(sql`u.id ${direction}`);
+  },
+);
+
+export function listAccounts(auth: AuthContext, f: ListFilters) {
   const { search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = f;
-  let query = selectUsers(db).where(withinTeam(auth, 'u.organization_id'));
-  if (search !== undefined) {
-    query = query.where((eb) =>
-      eb.or([
-        contains('u.username', search),
-        contains('u.email', search),
-        contains('a.first_name', search),
-        contains('a.last_name', search),
-      ]),
-    );
-  }
-  if (roleId !== undefined) query = query.where('u.role_id', '=', roleId);
-  if (organizationId !== undefined) query = query.where('u.organization_id', '=', organizationId);
-  if (countryId !== undefined) query = query.where('u.country_id', '=', countryId);
-  if (isActive !== undefined) query = query.where('u.is_active', '=', isActive);
-  const direction = sortOrder === 'ASC' ? sql`asc` : sql`desc`;
-  return query.orderBy(sql`${sql.ref(SORT_COLUMNS[sortBy])} ${direction} nulls last`).orderBy(sql`u.id ${direction}`);
+  return accountList.with({ ...teamOf(auth), search, roleId, organizationId, countryId, isActive, sortBy, sortOrder });
 }
 
 /** Creates an account and its actor (they point at each other); returns the account's id. */

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
+import { queryShape } from '../../lib/query-shape.js';
 import type { AccessLevel, ActorRole, Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
@@ -144,6 +145,28 @@ export function selectSessions(db: Db) {
     ]);
 }
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof selectSessions>['executeTakeFirstOrThrow']>>;
+
+/** The session list, newest first, as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const sessionList = queryShape(
+  { values: ['userId', 'now'], structure: ['active'] },
+  (db, p: { userId: number | undefined; active: boolean | undefined; now: Date | undefined }) => {
+    let query = selectSessions(db);
+    if (p.userId !== undefined) query = query.where('s.user_id', '=', p.userId);
+    if (p.active !== undefined) {
+      const now = p.now as Date;
+      query = query.where((eb) =>
+        p.active
+          ? eb.and([eb('s.revoked_at', 'is', null), eb('s.expires_at', '>', now)])
+          : eb.or([eb('s.revoked_at', 'is not', null), eb('s.expires_at', '<=', now)]),
+      );
+    }
+    return query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc');
+  },
+);
+
+/** Sessions, of one user or all, open (`active`) or closed, newest first. */
+export const listSessionsQuery = (f: { userId?: number | undefined; active?: boolean | undefined }) =>
+  sessionList.with({ userId: f.userId, active: f.active, now: f.active === undefined ? undefined : new Date() });
 
 export const sessionIsActive = (row: Pick<SessionRow, 'revoked_at' | 'expires_at'>, now = Date.now()) =>
   row.revoked_at === null && new Date(row.expires_at).getTime() > now;

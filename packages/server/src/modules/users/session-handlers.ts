@@ -3,23 +3,13 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import { revokeSessions } from '../auth/repository.js';
-import { countUnexpired, findUserRow, selectSessions, sessionIsActive, toSession } from './repository.js';
+import { countUnexpired, findUserRow, listSessionsQuery, selectSessions, sessionIsActive, toSession } from './repository.js';
 import { assertCanActOn, selfAction } from './rules.js';
 
 export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' | 'revokeSession' | 'revokeUserSessions'> = {
   async listSessions(req) {
     const { page = 1, limit = 10, userId, active } = req.query;
-    let query = selectSessions(req.server.db);
-    if (userId !== undefined) query = query.where('s.user_id', '=', userId);
-    if (active !== undefined) {
-      const now = new Date();
-      query = query.where((eb) =>
-        active
-          ? eb.and([eb('s.revoked_at', 'is', null), eb('s.expires_at', '>', now)])
-          : eb.or([eb('s.revoked_at', 'is not', null), eb('s.expires_at', '<=', now)]),
-      );
-    }
-    const { rows, total } = await fetchPage(query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc'), page, limit);
+    const { rows, total } = await fetchPage(listSessionsQuery({ userId, active }), page, limit, req.server.db);
     return { message: 'Sessions retrieved', result: { data: rows.map(toSession), meta: pageMeta(total, page, limit) } };
   },
 

@@ -1,4 +1,5 @@
 import type { components } from '@transport-ops/contract';
+import { queryShape } from '../../lib/query-shape.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
@@ -40,15 +41,29 @@ export function toVehicleTypeAdmin(row: VehicleTypeRow): components['schemas']['
   };
 }
 
-export function listVehicleTypes(db: Db, q: Req<'listConfigVehicleTypes'>['query']) {
-  let query = vehicleTypeQuery(db);
-  if (q.isActive !== undefined) query = query.where('v.is_active', '=', q.isActive);
-  if (q.category !== undefined) query = query.where('v.category', '=', q.category);
-  if (q.search !== undefined) {
-    const pattern = containing(q.search);
-    query = query.where((eb) => eb.or([eb('v.name', 'ilike', pattern), eb('v.description', 'ilike', pattern)]));
-  }
-  return query.orderBy('v.name').orderBy('v.id');
+type ListQuery = Req<'listConfigVehicleTypes'>['query'];
+
+/** The list as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const vehicleTypeList = queryShape(
+  { values: ['isActive', 'category', 'pattern'] },
+  (db, p: { isActive: boolean | undefined; category: ListQuery['category']; pattern: string | undefined }) => {
+    let query = vehicleTypeQuery(db);
+    if (p.isActive !== undefined) query = query.where('v.is_active', '=', p.isActive);
+    if (p.category !== undefined) query = query.where('v.category', '=', p.category);
+    if (p.pattern !== undefined) {
+      const pattern = p.pattern;
+      query = query.where((eb) => eb.or([eb('v.name', 'ilike', pattern), eb('v.description', 'ilike', pattern)]));
+    }
+    return query.orderBy('v.name').orderBy('v.id');
+  },
+);
+
+export function listVehicleTypes(_db: Db, q: ListQuery) {
+  return vehicleTypeList.with({
+    isActive: q.isActive,
+    category: q.category,
+    pattern: q.search === undefined ? undefined : containing(q.search),
+  });
 }
 
 export async function findVehicleType(db: Db, id: number) {
