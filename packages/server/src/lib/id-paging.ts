@@ -34,7 +34,10 @@ export async function fetchIdPage<Row>(
         .limit(p._limit as number)
         .offset(p._offset as number),
   );
-  const [idRows, counted] = await Promise.all([db.executeQuery(plannedForValues(page)).then((result) => result.rows), countCapped(db, base)]);
+  const [idRows, counted] = await Promise.all([
+    db.executeQuery(plannedForValues(page)).then((result) => result.rows),
+    countCapped(db, base),
+  ]);
   const ids = idRows.map((row) => Number(row.id));
   const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));
   const rows = ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
