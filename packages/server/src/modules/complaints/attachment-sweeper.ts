@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { processJob } from '../../lib/process-job.js';
 import { deleteUnlinkedAttachments } from './attachment-repository.js';
 
 /** Uploads never attached to a complaint are removed once this old (the upload operation says so). */
@@ -23,9 +24,7 @@ declare module 'fastify' {
  * `attachmentSweepIntervalMs` (unref'd; 0, as in tests, disables it) runs it after the app is ready.
  */
 export default fp(async function attachmentSweeper(app: FastifyInstance) {
-  let inFlight: Promise<number> | null = null;
-
-  async function sweep(now: Date, maxAgeMs: number): Promise<number> {
+  async function sweep(now = new Date(), maxAgeMs = UNLINKED_ATTACHMENT_MAX_AGE_MS): Promise<number> {
     const before = new Date(now.getTime() - maxAgeMs);
     let removed = 0;
     for (let n = BATCH; n === BATCH; removed += n) n = await deleteUnlinkedAttachments(app.db, before, BATCH);
@@ -34,31 +33,12 @@ export default fp(async function attachmentSweeper(app: FastifyInstance) {
     return removed;
   }
 
-  app.decorate('sweepUnlinkedAttachments', async (now = new Date(), maxAgeMs = UNLINKED_ATTACHMENT_MAX_AGE_MS) => {
-    while (inFlight) await inFlight.catch(() => undefined);
-    inFlight = sweep(now, maxAgeMs);
-    try {
-      return await inFlight;
-    } finally {
-      inFlight = null;
-    }
-  });
-
-  let timer: NodeJS.Timeout | null = null;
-  app.addHook('onReady', async () => {
-    const period = app.config.attachmentSweepIntervalMs;
-    if (period === 0) return;
-    timer = setInterval(() => {
-      if (inFlight) return;
-      app
-        .sweepUnlinkedAttachments()
+  const run = processJob(app, sweep, {
+    periodMs: app.config.attachmentSweepIntervalMs,
+    background: (round) =>
+      round()
         .then((n) => n > 0 && app.log.info(`removed ${n} complaint attachments never linked to a complaint`))
-        .catch((error: unknown) => app.log.warn({ err: error }, 'old unlinked complaint attachments not removed yet'));
-    }, period);
-    timer.unref();
+        .catch((error: unknown) => app.log.warn({ err: error }, 'old unlinked complaint attachments not removed yet')),
   });
-  app.addHook('onClose', async () => {
-    if (timer) clearInterval(timer);
-    await inFlight?.catch(() => undefined);
-  });
+  app.decorate('sweepUnlinkedAttachments', run);
 });

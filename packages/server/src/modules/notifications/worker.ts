@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import nodemailer from 'nodemailer';
+import { processJob } from '../../lib/process-job.js';
 import { type OutboxRound, processOutbox } from './outbox.js';
 
 declare module 'fastify' {
@@ -20,32 +21,15 @@ declare module 'fastify' {
 export default fp(async function outboxWorker(app: FastifyInstance) {
   const { smtpUrl, from, maxAttempts, outboxIntervalMs } = app.config.mail;
   const mailer = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
-  let inFlight: Promise<OutboxRound> | null = null;
-
-  app.decorate('processOutboxOnce', async (now?: Date) => {
-    if (!mailer) return { sent: 0, retried: 0, failed: 0 };
-    // One round at a time per process; a call during a round waits for it instead of starting another.
-    while (inFlight) await inFlight.catch(() => undefined);
-    inFlight = processOutbox(app.db, mailer, { from, maxAttempts, now });
-    try {
-      return await inFlight;
-    } finally {
-      inFlight = null;
-    }
-  });
-
-  let timer: NodeJS.Timeout | null = null;
-  app.addHook('onReady', async () => {
-    if (!mailer || outboxIntervalMs === 0) return;
-    timer = setInterval(() => {
-      if (inFlight) return;
-      app.processOutboxOnce().catch((error: unknown) => app.log.error({ err: error }, 'outbox round failed'));
-    }, outboxIntervalMs);
-    timer.unref();
-  });
-  app.addHook('onClose', async () => {
-    if (timer) clearInterval(timer);
-    await inFlight?.catch(() => undefined);
-    mailer?.close();
-  });
+  const run = processJob(
+    app,
+    (now?: Date) =>
+      mailer ? processOutbox(app.db, mailer, { from, maxAttempts, now }) : Promise.resolve({ sent: 0, retried: 0, failed: 0 }),
+    {
+      periodMs: mailer ? outboxIntervalMs : 0,
+      background: (round) => round().catch((error: unknown) => app.log.error({ err: error }, 'outbox round failed')),
+      closed: () => mailer?.close(),
+    },
+  );
+  app.decorate('processOutboxOnce', run);
 });
