@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listOperations, type OpenApiDocument } from '../contract.js';
 import type { FileResult, Handlers } from './handlers.js';
+import { sharedBody } from './shared-results.js';
 
 type RouteHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -27,8 +28,16 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
         reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff');
         return reply.send(body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body);
       }
-      reply.code(out.status ?? status);
-      return { success: true, message: out.message, result: out.result, errors: null, except: null };
+      const code = out.status ?? status;
+      reply.code(code);
+      const envelope = { success: true, message: out.message, result: out.result, errors: null, except: null };
+      // A result shared by many requests (a cached statistics answer) is serialized once.
+      const body = sharedBody(out.result, operationId, out.message, code, () => {
+        // The serializer Fastify would use for this status (the contract's schema), else plain JSON.
+        const serialize = reply.getSerializationFunction(String(code), 'application/json');
+        return serialize ? serialize(envelope) : JSON.stringify(envelope);
+      });
+      return body === undefined ? envelope : reply.type('application/json; charset=utf-8').send(body);
     };
   }
   return service;

@@ -1,4 +1,5 @@
 import { type CompiledQuery, sql, type Kysely } from 'kysely';
+import { shareResult } from '../http/shared-results.js';
 
 /** How long a computed statistics answer may be reused while its tables have not changed. */
 export const STATS_TTL_MS = 10_000;
@@ -33,7 +34,8 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
     }
     const hit = entries.get(key);
     if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) return hit.value;
-    const value = compute();
+    // Every hit returns the same object: its answer's body is serialized once (http/shared-results.ts).
+    const value = compute().then(shareResult);
     entries.delete(key);
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     entries.set(key, { version, at: Date.now(), value });

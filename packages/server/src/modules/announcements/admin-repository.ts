@@ -1,8 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { AnnouncementStatus, AnnouncementUpdate, Database, NewAnnouncement } from '../../db/schema.js';
 import { fetchIdPage } from '../../lib/id-paging.js';
+import { queryShape } from '../../lib/query-shape.js';
 import { containing } from '../../lib/text.js';
-import { selectAnnouncements } from './repository.js';
+import { loadAnnouncements } from './repository.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 export type AdminListQuery = Defaulted<Query<'listAdminAnnouncements'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
@@ -30,28 +31,63 @@ function hasReportedStatus(status: AnnouncementStatus, now: Date) {
   }
 }
 
+interface AdminListParams {
+  status: AnnouncementStatus | undefined;
+  now: Date;
+  priority: AdminListQuery['priority'];
+  categoryId: number | undefined;
+  authorId: number | undefined;
+  pattern: string | undefined;
+  startDate: Date | undefined;
+  endDate: Date | undefined;
+  sortBy: AdminListQuery['sortBy'];
+  direction: 'asc' | 'desc';
+}
+
+/** The administration list's base table, filtered and ordered (a query shape: compiled once per combination). */
+const adminList = queryShape(
+  {
+    values: ['now', 'priority', 'categoryId', 'authorId', 'pattern', 'startDate', 'endDate'],
+    structure: ['status', 'sortBy', 'direction'],
+  },
+  (db, p: AdminListParams) => {
+    let query = db.selectFrom('announcements as a');
+    if (p.status !== undefined) query = query.where(hasReportedStatus(p.status, p.now));
+    if (p.priority !== undefined) query = query.where('a.priority', '=', p.priority);
+    if (p.categoryId !== undefined) query = query.where('a.category_id', '=', p.categoryId);
+    if (p.authorId !== undefined) query = query.where('a.author_id', '=', p.authorId);
+    const pattern = p.pattern;
+    if (pattern !== undefined) {
+      query = query.where((eb) =>
+        eb.or([eb('a.title', 'ilike', pattern), eb('a.summary', 'ilike', pattern), eb('a.content', 'ilike', pattern)]),
+      );
+    }
+    if (p.startDate !== undefined) query = query.where('a.created_at', '>=', p.startDate);
+    if (p.endDate !== undefined) query = query.where('a.created_at', '<=', p.endDate);
+    const direction = p.direction === 'asc' ? sql`asc` : sql`desc`;
+    return query.orderBy(sql`${SORT_COLUMNS[p.sortBy]} ${direction} nulls last`).orderBy('a.id', 'desc');
+  },
+);
+
 /** One page of every announcement: ids from the filtered base table, then their rows; the total on the base table. */
 export function listAll(db: Kysely<Database>, now: Date, q: AdminListQuery) {
-  let query = db.selectFrom('announcements as a');
-  if (q.status !== undefined) query = query.where(hasReportedStatus(q.status, now));
-  if (q.priority !== undefined) query = query.where('a.priority', '=', q.priority);
-  if (q.categoryId !== undefined) query = query.where('a.category_id', '=', q.categoryId);
-  if (q.authorId !== undefined) query = query.where('a.author_id', '=', q.authorId);
-  if (q.search !== undefined) {
-    const pattern = containing(q.search);
-    query = query.where((eb) =>
-      eb.or([eb('a.title', 'ilike', pattern), eb('a.summary', 'ilike', pattern), eb('a.content', 'ilike', pattern)]),
-    );
-  }
-  if (q.startDate !== undefined) query = query.where('a.created_at', '>=', new Date(q.startDate));
-  if (q.endDate !== undefined) query = query.where('a.created_at', '<=', new Date(q.endDate));
-  const direction = q.sortOrder === 'ASC' ? sql`asc` : sql`desc`;
-  const ordered = query.orderBy(sql`${SORT_COLUMNS[q.sortBy]} ${direction} nulls last`).orderBy('a.id', 'desc');
-  return fetchIdPage(db, ordered, {
+  const base = adminList.with({
+    status: q.status,
+    now,
+    priority: q.priority,
+    categoryId: q.categoryId,
+    authorId: q.authorId,
+    pattern: q.search === undefined ? undefined : containing(q.search),
+    startDate: q.startDate === undefined ? undefined : new Date(q.startDate),
+    endDate: q.endDate === undefined ? undefined : new Date(q.endDate),
+    sortBy: q.sortBy,
+    direction: q.sortOrder === 'ASC' ? 'asc' : 'desc',
+  } satisfies AdminListParams);
+  return fetchIdPage(db, base, {
     id: 'a.id',
     page: q.page,
     limit: q.limit,
-    load: (ids) => selectAnnouncements(db).where('a.id', 'in', ids).execute(),
+    load: (ids) => loadAnnouncements(db, ids),
     idOf: (row) => row.id,
   });
 }

@@ -108,6 +108,14 @@ export function findVisibility(db: Kysely<Database>, id: number) {
 }
 export type VisibilityRow = NonNullable<Awaited<ReturnType<typeof findVisibility>>>;
 
+/** Announcements by id, with category, author and tags (any order; a query shape: compiled once). */
+const announcementsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  selectAnnouncements(db).where('a.id', '=', sql<number>`any(${p.ids})`),
+);
+
+/** The rows of the announcements `ids` (any order): the second step of the id-first lists. */
+export const loadAnnouncements = (db: Kysely<Database>, ids: number[]) => announcementsById.execute(db, { ids });
+
 export type UserListQuery = Defaulted<Query<'listAnnouncements'>, 'page' | 'limit'>;
 
 /** One page of the announcements visible to `audience`: ids from the filtered base table, then their rows; the total on the base table. */
@@ -125,7 +133,7 @@ export function listVisible(db: Kysely<Database>, audience: Audience, now: Date,
     id: 'a.id',
     page: q.page,
     limit: q.limit,
-    load: (ids) => selectAnnouncements(db).where('a.id', 'in', ids).execute(),
+    load: (ids) => loadAnnouncements(db, ids),
     idOf: (row) => row.id,
   });
 }

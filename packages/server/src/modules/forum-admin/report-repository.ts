@@ -2,6 +2,7 @@ import type { components } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
 import type { Database, ReportStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
+import { queryShape } from '../../lib/query-shape.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
@@ -95,21 +96,42 @@ function toReportedMessageDetail(row: ReportRow): ReportedMessageDetail {
 
 export type ReportFilters = Defaulted<Query<'listReportedMessages'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
+interface ListParams {
+  status: ReportStatus | undefined;
+  reason: ReportFilters['reason'];
+  topicId: number | undefined;
+  pattern: string | undefined;
+  byReports: boolean;
+  direction: 'asc' | 'desc';
+}
+
+/** The moderators' report list (a query shape: compiled once per combination of filters and order). */
+const reportList = queryShape(
+  { values: ['status', 'reason', 'topicId', 'pattern'], structure: ['byReports', 'direction'] },
+  (db, p: ListParams) => {
+    let query = selectReports(db);
+    if (p.status !== undefined) query = query.where('r.status', '=', p.status);
+    if (p.reason !== undefined) query = query.where('r.reason', '=', p.reason);
+    if (p.topicId !== undefined) query = query.where('m.topic_id', '=', p.topicId);
+    const pattern = p.pattern;
+    if (pattern !== undefined) query = query.where((eb) => eb.or([eb('m.content', 'ilike', pattern), eb('r.comment', 'ilike', pattern)]));
+    const ordered = p.byReports
+      ? query.orderBy(sql.ref('reports_count'), p.direction).orderBy('r.created_at', p.direction)
+      : query.orderBy('r.created_at', p.direction);
+    return ordered.orderBy('r.id', p.direction);
+  },
+);
+
 export async function listReports(db: Db, f: ReportFilters) {
-  let query = selectReports(db);
-  if (f.status !== undefined) query = query.where('r.status', '=', f.status);
-  if (f.reason !== undefined) query = query.where('r.reason', '=', f.reason);
-  if (f.topicId !== undefined) query = query.where('m.topic_id', '=', f.topicId);
-  if (f.search !== undefined) {
-    const pattern = containing(f.search);
-    query = query.where((eb) => eb.or([eb('m.content', 'ilike', pattern), eb('r.comment', 'ilike', pattern)]));
-  }
-  const direction = f.sortOrder === 'ASC' ? 'asc' : 'desc';
-  const ordered =
-    f.sortBy === 'reportsCount'
-      ? query.orderBy(sql.ref('reports_count'), direction).orderBy('r.created_at', direction)
-      : query.orderBy('r.created_at', direction);
-  const { rows, total } = await fetchPage(ordered.orderBy('r.id', direction), f.page, f.limit);
+  const shaped = reportList.with({
+    status: f.status,
+    reason: f.reason,
+    topicId: f.topicId,
+    pattern: f.search === undefined ? undefined : containing(f.search),
+    byReports: f.sortBy === 'reportsCount',
+    direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
+  } satisfies ListParams);
+  const { rows, total } = await fetchPage(shaped, f.page, f.limit, db);
   return { data: rows.map(toReportedMessage), total };
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, ReportReason, ReportStatus, VoteKind } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
+import { queryShape } from '../../lib/query-shape.js';
 import { containing } from '../../lib/text.js';
 
 type Db = Kysely<Database>;
@@ -101,13 +102,17 @@ export async function unsubscribe(db: Db, topicId: number, userId: number): Prom
   await db.deleteFrom('forum_subscriptions').where('topic_id', '=', topicId).where('user_id', '=', userId).execute();
 }
 
-export function listSubscriptions(db: Db, userId: number, page: number, limit: number) {
-  const query = subscriptionsQuery(db)
-    .where('s.user_id', '=', userId)
+/** The user's subscriptions to visible topics, latest activity first (a query shape: compiled once). */
+const subscriptionList = queryShape({ values: ['userId'] }, (db, p: { userId: number }) =>
+  subscriptionsQuery(db)
+    .where('s.user_id', '=', p.userId)
     .where('t.is_hidden', '=', false)
     .orderBy('t.last_message_at', 'desc')
-    .orderBy('t.id', 'desc');
-  return fetchPage(query, page, limit);
+    .orderBy('t.id', 'desc'),
+);
+
+export function listSubscriptions(db: Db, userId: number, page: number, limit: number) {
+  return fetchPage(subscriptionList.with({ userId }), page, limit, db);
 }
 
 export function insertReport(db: Db, messageId: number, reporterId: number, reason: ReportReason, comment: string | null) {
@@ -128,8 +133,9 @@ export async function existingReportId(db: Db, messageId: number, reporterId: nu
   return row?.id;
 }
 
-export function listReports(db: Db, reporterId: number, status: ReportStatus | undefined, page: number, limit: number) {
-  const query = db
+/** The reports a user filed, newest first, optionally of one status (a query shape: compiled once per filter set). */
+const reportList = queryShape({ values: ['reporterId', 'status'] }, (db, p: { reporterId: number; status: ReportStatus | undefined }) =>
+  db
     .selectFrom('forum_reports as r')
     .innerJoin('forum_messages as m', 'm.id', 'r.message_id')
     .innerJoin('forum_topics as t', 't.id', 'm.topic_id')
@@ -144,11 +150,14 @@ export function listReports(db: Db, reporterId: number, status: ReportStatus | u
       'r.created_at',
       'r.resolved_at',
     ])
-    .where('r.reporter_id', '=', reporterId)
-    .$if(status !== undefined, (q) => q.where('r.status', '=', status!))
+    .where('r.reporter_id', '=', p.reporterId)
+    .$if(p.status !== undefined, (q) => q.where('r.status', '=', p.status!))
     .orderBy('r.created_at', 'desc')
-    .orderBy('r.id', 'desc');
-  return fetchPage(query, page, limit);
+    .orderBy('r.id', 'desc'),
+);
+
+export function listReports(db: Db, reporterId: number, status: ReportStatus | undefined, page: number, limit: number) {
+  return fetchPage(reportList.with({ reporterId, status }), page, limit, db);
 }
 
 /** Active FORUM categories with their visible topics and those topics' visible messages. */
@@ -170,9 +179,9 @@ export function forumCategories(db: Db) {
 }
 export type CategoryRow = NonNullable<Awaited<ReturnType<ReturnType<typeof forumCategories>['executeTakeFirst']>>>;
 
-/** Active tags, most used on visible forum topics first, then by name. */
-export function forumTags(db: Db, search: string | undefined, limit: number) {
-  return db
+/** Active tags, most used on visible forum topics first, then by name (a query shape: compiled once per filter set). */
+const tagList = queryShape({ values: ['pattern', 'limit'] }, (db, p: { pattern: string | undefined; limit: number }) =>
+  db
     .selectFrom('tags as tg')
     .select([
       'tg.id',
@@ -182,10 +191,13 @@ export function forumTags(db: Db, search: string | undefined, limit: number) {
       'tg.visible_topics_count as usage_count',
     ])
     .where('tg.is_active', '=', true)
-    .$if(search !== undefined, (q) => q.where('tg.name', 'ilike', containing(search!)))
+    .$if(p.pattern !== undefined, (q) => q.where('tg.name', 'ilike', p.pattern!))
     .orderBy('usage_count', 'desc')
     .orderBy('tg.name')
     .orderBy('tg.id')
-    .limit(limit)
-    .execute();
+    .limit(p.limit),
+);
+
+export function forumTags(db: Db, search: string | undefined, limit: number) {
+  return tagList.execute(db, { pattern: search === undefined ? undefined : containing(search), limit });
 }
