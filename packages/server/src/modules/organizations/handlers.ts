@@ -89,10 +89,10 @@ export const organizationHandlers: ModuleHandlers<
       type: q.type,
       isActive: q.isActive,
     };
-    const { rows, total, exact } = await repo.listOrganizations(req.server.db, teamOf(auth), filters);
+    const { rows, total } = await repo.listOrganizations(req.server.db, teamOf(auth), filters);
     return {
       message: 'Organizations retrieved',
-      result: { data: rows.map(toOrganization), meta: { ...pageMeta(total, filters.page, filters.limit), total_is_exact: exact } },
+      result: { data: rows.map(toOrganization), meta: pageMeta(total, filters.page, filters.limit) },
     };
   },
 

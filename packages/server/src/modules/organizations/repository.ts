@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Database, NewOrganization, OrganizationUpdate } from '../../db/schema.js';
-import { fetchIdPage } from '../../lib/id-paging.js';
+import { fetchPage } from '../../lib/paging.js';
 import { organizationSubtree, type TeamScope, withinTeamScope } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
@@ -77,23 +77,11 @@ export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganiz
 
 export type OrganizationFilters = Defaulted<Query<'listOrganizations'>, 'page' | 'limit'>;
 
-/**
- * The list's base, as a query shape (lib/query-shape.ts): the tree and the organizations table
- * only, filtered and in depth-first order, compiled once per team scope and combination of filters.
- * Pages take their ids from it and then load those rows (fetchIdPage): the full statement (tree,
- * parent, manager, country, member and child counts) planned with its LIMIT and OFFSET values
- * cost 1.5 ms of planning at every request once the tables grew (PostgreSQL then keeps planning
- * such a statement for its values); the ids step plans in a tenth of that, and the load by ids
- * keeps one plan.
- */
+/** The list as a query shape (lib/query-shape.ts): compiled once per team scope and combination of filters. */
 const organizationList = queryShape(
   { values: ['teamId', 'pattern', 'parentId', 'type', 'isActive'], structure: ['scope'] },
   (db, p: TeamScope & Pick<OrganizationFilters, 'parentId' | 'type' | 'isActive'> & { pattern: string | undefined }) => {
-    let query = withTree(db)
-      .selectFrom('org_tree as t')
-      .innerJoin('organizations as o', 'o.id', 't.id')
-      .select('o.id')
-      .where(withinTeamScope(p, 'o.id'));
+    let query = selectOrganizations(db).where(withinTeamScope(p, 'o.id'));
     if (p.pattern !== undefined) {
       const pattern = p.pattern;
       query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
@@ -106,27 +94,16 @@ const organizationList = queryShape(
   },
 );
 
-/** Organizations by id, with their ancestors and counts (any order; compiled once). */
-const organizationsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
-  selectOrganizations(db).where('o.id', '=', sql<number>`any(${p.ids})`),
-);
-
 /** The organizations of `team` that pass the filters, depth-first. */
 export async function listOrganizations(db: Kysely<Database>, team: TeamScope, f: OrganizationFilters) {
-  const base = organizationList.with({
+  const query = organizationList.with({
     ...team,
     pattern: f.search === undefined ? undefined : containing(f.search),
     parentId: f.parentId,
     type: f.type,
     isActive: f.isActive,
   });
-  return fetchIdPage(db, base, {
-    id: 'o.id',
-    page: f.page,
-    limit: f.limit,
-    load: (ids) => organizationsById.execute(db, { ids }),
-    idOf: (row) => row.id,
-  });
+  return fetchPage(query, f.page, f.limit, db);
 }
 
 export const findOrganization = (db: Kysely<Database>, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>
