@@ -5850,7 +5850,9 @@ export interface components {
          *     and is exact up to 1,000 matching rows; beyond that threshold it is the database planner's
          *     estimate (at least 1,001) and `total_is_exact` is false, so a count never costs more than
          *     reading 1,001 index entries, whatever the size of the table. When the planner expects more than
-         *     5,000 matches, the estimate is answered without counting at all. The threshold is the depth a
+         *     5,000 matches, the estimate is answered without counting at all (the planner's estimate of the
+         *     same filtered list is reused for up to a minute: it changes only when the table's statistics
+         *     are refreshed). The threshold is the depth a
          *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
          *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
          *     transport and complaint lists, the total of the same filtered list is counted once and reused

@@ -10,6 +10,13 @@ export const COUNT_CAP = 1_000;
 export const MAX_OFFSET = 10_000;
 /** Planner estimates above this many rows are answered as they are, without counting. */
 const ESTIMATE_ONLY_ABOVE = 5 * COUNT_CAP;
+/**
+ * How long the planner's estimate of the same count (same statement and parameters) is reused.
+ * An estimate moves only when the table is analyzed; asking for it again on every request cost a
+ * statement (planning and a round trip) for every page of every id-paged list.
+ */
+export const ESTIMATE_TTL_MS = 60_000;
+const MAX_ESTIMATES = 2000;
 
 export interface PageMeta {
   total: number;
@@ -167,7 +174,7 @@ export const cappedCount = (base: Listable) => ({
 /**
  * The number of rows of `base` (only the table and its filters: no joins, no order): exact up to
  * COUNT_CAP, else the planner's estimate (at least COUNT_CAP + 1). The estimate comes first and
- * costs only planning: when it is far beyond the cap, no row is read at all. The row query is
+ * costs only planning (and is reused for a minute): when it is far beyond the cap, no row is read at all. The row query is
  * built and compiled once, for both statements (once per shape key for a query shape).
  */
 export async function countCapped(db: Kysely<any>, base: Listable, totals?: TotalsCache): Promise<Counted> {
@@ -185,11 +192,31 @@ export async function countCapped(db: Kysely<any>, base: Listable, totals?: Tota
   return countWith(db, explain, capped);
 }
 
-async function countWith(db: Kysely<any>, explain: CompiledQuery, capped: CompiledQuery<{ n: number }>): Promise<Counted> {
+// One map per database handle, like the statistics caches.
+const estimates = new WeakMap<object, Map<string, { estimate: number; at: number }>>();
+
+/** The planner's estimate of the rows `explain` counts, reused for ESTIMATE_TTL_MS. */
+async function plannerEstimate(db: Kysely<any>, explain: CompiledQuery): Promise<number> {
+  let kept = estimates.get(db);
+  if (!kept) {
+    kept = new Map();
+    estimates.set(db, kept);
+  }
+  const key = `${explain.sql}\u0000${JSON.stringify(explain.parameters)}`;
+  const hit = kept.get(key);
+  if (hit && Date.now() - hit.at < ESTIMATE_TTL_MS) return hit.estimate;
   const plan = await db.executeQuery<{ 'QUERY PLAN': unknown }>(explain as CompiledQuery<{ 'QUERY PLAN': unknown }>);
   const raw = plan.rows[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>;
   const estimate = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
+  kept.delete(key);
+  if (kept.size >= MAX_ESTIMATES) kept.delete(kept.keys().next().value!);
+  kept.set(key, { estimate, at: Date.now() });
+  return estimate;
+}
+
+async function countWith(db: Kysely<any>, explain: CompiledQuery, capped: CompiledQuery<{ n: number }>): Promise<Counted> {
+  const estimate = await plannerEstimate(db, explain);
   if (estimate > ESTIMATE_ONLY_ABOVE) return { total: estimate, exact: false };
   const counted = await db.executeQuery(capped);
   const n = Number(counted.rows[0]?.n ?? 0);

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_CAP } from '../../src/lib/paging.js';
+import { COUNT_CAP, countCapped } from '../../src/lib/paging.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -90,6 +90,38 @@ describe('keyset paging (cursor) and the page cap', () => {
       expect(beyond.body.result.data).toHaveLength(10);
     } finally {
       await sql`delete from transports where loading_point like 'Capcount terminal %'`.execute(t.db);
+    }
+  });
+
+  it('asks the planner for the estimate of the same count once, and again for other parameters', async () => {
+    const statements: string[] = [];
+    // The database as countCapped sees it, recording each statement it sends.
+    const db = new Proxy(t.db, {
+      get(target, property) {
+        if (property === 'executeQuery') {
+          return (query: CompiledQuery) => {
+            statements.push(query.sql);
+            return target.executeQuery(query);
+          };
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+      select 'Driver', 'Estimate' || g, (select min(id) from vehicle_types), 'Estimate yard ' || g, (select min(id) from users)
+      from generate_series(1, 3) g`.execute(t.db);
+    try {
+      const base = (pattern: string) => t.db.selectFrom('transports').select('id').where('loading_point', 'ilike', pattern);
+      expect(await countCapped(db, base('%estimate yard%'))).toEqual({ total: 3, exact: true });
+      expect(await countCapped(db, base('%estimate yard%'))).toEqual({ total: 3, exact: true });
+      expect(await countCapped(db, base('%estimate yard 2%'))).toEqual({ total: 1, exact: true });
+      const explains = statements.filter((text) => text.startsWith('explain'));
+      // One estimate per distinct count; every call still counts the rows.
+      expect(explains).toHaveLength(2);
+      expect(statements).toHaveLength(5);
+    } finally {
+      await sql`delete from transports where loading_point like 'Estimate yard %'`.execute(t.db);
     }
   });
 
