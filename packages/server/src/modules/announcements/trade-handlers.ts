@@ -9,7 +9,7 @@ import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import { announcementCache } from './cache.js';
 import { addLike, markRead, recordView, removeLike } from './interaction-repository.js';
-import { toCategory, toDetail, toImportant, toListItem } from './mappers.js';
+import { toCategory, toDetail, toImportant, toListItem, withReaderState } from './mappers.js';
 import {
   type Audience,
   audienceOf,
@@ -28,6 +28,9 @@ import { announcementExpired, announcementNotFound, assertVisible } from './visi
 const LIST_TTL_MS = 10 * 60_000;
 const DETAIL_TTL_MS = 30 * 60_000;
 const CATEGORIES_TTL_MS = 60 * 60_000;
+
+/** The state of an announcement the caller never opened nor liked. */
+const UNREAD = { isRead: false, userLiked: false } as const;
 
 const audienceKey = (a: Audience) => `${a.role ?? '~'}:${a.country ?? '~'}`;
 // One-shot hash (no Hash object per request).
@@ -82,7 +85,7 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     return {
       message: 'Announcements retrieved successfully',
       result: {
-        data: page.data.map((a) => ({ ...a, ...(states.get(a.id) ?? { isRead: false, userLiked: false }) })),
+        data: page.data.map((a) => withReaderState(a, states.get(a.id) ?? UNREAD)),
         meta: page.meta,
       },
     };
