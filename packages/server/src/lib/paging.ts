@@ -1,4 +1,18 @@
-import { type Compilable, CompiledQuery, type ExpressionBuilder, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import {
+  type AliasNode,
+  type Compilable,
+  CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  FromNode,
+  type KyselyPlugin,
+  type OperationNode,
+  type RootOperationNode,
+  sql,
+  type Kysely,
+  type SelectQueryBuilder,
+  SelectQueryNode,
+} from 'kysely';
 import { ListError } from '../http/errors.js';
 import { customPlan } from '../db/prepared.js';
 import { type ShapeParams, ShapedQuery } from './query-shape.js';
@@ -132,6 +146,31 @@ export interface KeysetRequest<Row> {
   idOf: (row: Row) => number;
   /** Reuses totals while the base table has not changed (`totalsCache`); without it every page counts. */
   totals?: TotalsCache | undefined;
+  /** Reads the page owner by owner and merges them (see `PerOwner`); only when an index serves (owner, keys). */
+  perOwner?: PerOwner | undefined;
+}
+
+/**
+ * A page read owner by owner: for a scope of several owners (a team manager's team), each owner's
+ * rows are walked in the page's order on the index (owner column, sort keys…), the filters
+ * evaluated on the rows as they come, at most offset + limit rows kept per owner, and the owners'
+ * runs merged. The page's cost then follows the number of owners and how many of their rows pass
+ * the filters, not the size of the table: walking the whole table's order and skipping the rows
+ * of other owners reads (table / team) × (limit / filter's share) rows.
+ * Each owner's rows are read behind a fence (`offset 0`): otherwise the planner may answer a
+ * trigram filter with a bitmap over the filter's whole posting list for every owner.
+ */
+export interface PerOwner {
+  /** The base table's owner column, e.g. `t.created_by`; its base table is the base query's only FROM. */
+  column: string;
+  /** The owners' ids as one array expression, from the statement's parameters (placeholders in a shape). */
+  owners: (p: Record<string, unknown>) => Expression<unknown>;
+  /**
+   * For a query shape: the parameters that lift the base's own owner condition (each owner's fence
+   * applies it). Left in, the planner counts the owner condition twice, expects almost no row to
+   * pass the filters and sorts each owner's rows instead of walking them.
+   */
+  unscoped?: Record<string, unknown>;
 }
 
 /** A filtered page or count, planned for its parameter values on every run (see CUSTOM_PLAN). */
@@ -236,6 +275,48 @@ const idsPage =
     return page;
   };
 
+/** A plugin that compiles a query with another FROM clause (the nodes Kysely's builder cannot make). */
+const withFrom = (from: OperationNode): KyselyPlugin => ({
+  transformQuery: ({ node }): RootOperationNode =>
+    SelectQueryNode.is(node) ? (Object.freeze({ ...node, from: FromNode.create([from]) }) as RootOperationNode) : node,
+  transformResult: async ({ result }) => result,
+});
+
+/** The statement of one page's sort keys and ids read owner by owner (see PerOwner). */
+const idsPerOwner =
+  (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, per: PerOwner) =>
+  (base: AnyQuery, p: Record<string, unknown>) => {
+    const source = base.toOperationNode().from?.froms;
+    if (source?.length !== 1 || source[0]!.kind !== 'AliasNode') throw new Error('perOwner: the base query must read one aliased table');
+    const table = source[0] as AliasNode;
+    const alias = (table.alias as unknown as { name: string }).name;
+    const order = sql.join(keys.map((k) => sql`${sql.ref(k.column)} ${sql.raw(direction)}`));
+    // One owner's rows in the page's order; the filters stay outside the fence, on the rows as they come.
+    const fence = sql`(select * from ${{ toOperationNode: () => table.node }} as ${sql.id(alias)} where ${sql.ref(per.column)} = "owner"."id" order by ${order} offset 0)`;
+    // Each owner contributes at most the rows up to the end of the page.
+    const upTo = withOffset ? sql<number>`(cast(${p._limit} as bigint) + cast(${p._offset} as bigint))` : p._limit;
+    let inner = base.withPlugin(withFrom(fence.as(alias).toOperationNode()));
+    if (withCursor) {
+      const after = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
+      inner = inner.where(
+        sql<boolean>`(${sql.join(keys.map((k) => sql.ref(k.column)))}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${after})`,
+      );
+    }
+    inner = inner
+      .clearSelect()
+      .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]))
+      .limit(upTo as number);
+    const merged = sql`unnest(${per.owners(p)}) as "owner"("id") cross join lateral (${inner}) as "x"`;
+    let page = base
+      .clearWhere()
+      .clearSelect()
+      .select(keys.map((_, i) => sql<string>`${sql.ref(`x.k${i}`)}`.as(`k${i}`)));
+    for (let i = 0; i < keys.length; i++) page = page.orderBy(sql.ref(`x.s${i}`), direction);
+    page = page.limit(p._limit as number);
+    if (withOffset) page = page.offset(p._offset as number);
+    return page.withPlugin(withFrom(merged.toOperationNode()));
+  };
+
 /** The query of one page's sort keys (as text) and ids: after the cursor, or at the page's offset. */
 export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, 'load' | 'idOf'>) {
   const signature = keysetSignature(r.keys, r.direction);
@@ -253,15 +334,18 @@ export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, '
   const withOffset = !withCursor && r.page > 1;
   if (withOffset) extra._offset = (r.page - 1) * r.limit;
   const values = Object.keys(extra);
+  const from = r.perOwner?.unscoped && base instanceof ShapedQuery ? base.shape.with({ ...base.params, ...r.perOwner.unscoped }) : base;
   return {
     compile: (db?: Kysely<any>): CompiledQuery<Record<string, string>> =>
       derived(
         db,
-        base,
-        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}`,
+        from,
+        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}${r.perOwner ? ` per ${r.perOwner.column}` : ''}`,
         { values },
         extra,
-        idsPage(r.keys, r.direction, withCursor, withOffset),
+        r.perOwner
+          ? idsPerOwner(r.keys, r.direction, withCursor, withOffset, r.perOwner)
+          : idsPage(r.keys, r.direction, withCursor, withOffset),
       ),
   };
 }

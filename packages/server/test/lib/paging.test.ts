@@ -117,4 +117,47 @@ describe('keyset paging (cursor) and the page cap', () => {
       await sql`delete from transports where loading_point = 'Relocated quay' or loading_point like 'Totalcache quay %'`.execute(t.db);
     }
   });
+
+  it("reads a team manager's newest transports member by member: the same rows, order, pages and cursors as the whole team", async () => {
+    const manager = await t.token('manager');
+    const supervisor = await t.token('supervisor');
+    const team = await sql<{ id: number; organization_id: number }>`select u.id, u.organization_id from users u
+      where u.organization_id in (with recursive s(id) as (select organization_id from users where username = 'manager'
+        union select o.id from organizations o join s on o.parent_id = s.id) select id from s) order by u.id`.execute(t.db);
+    const members = team.rows.map((r) => r.id);
+    expect(members.length).toBeGreaterThan(1);
+    const organizationId = (await sql<{ o: number }>`select organization_id as o from users where username = 'manager'`.execute(t.db))
+      .rows[0]!.o;
+    // Several members, equal creation times (the id breaks ties), and a point filter some rows pass.
+    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, unloading_point, created_by, created_at)
+      select 'Driver', 'Member' || g, (select min(id) from vehicle_types), 'Memberwalk quay ' || g,
+        case when g % 3 = 0 then 'Memberwalk Dakar' else 'Memberwalk Lyon' end, (${members}::int[])[1 + g % ${members.length}::int],
+        timestamptz '2026-01-01' + (g / 4) * interval '1 minute'
+      from generate_series(1, 60) g`.execute(t.db);
+    try {
+      for (const filter of [{ loadingPoint: 'memberwalk' }, { unloadingPoint: 'memberwalk dakar' }]) {
+        const whole = await t.call('listAdminTransports', { token: supervisor, query: { ...filter, organizationId, limit: 100 } });
+        const expected = ids(whole.body);
+        expect(expected.length).toBeGreaterThan(10);
+        const mine = await t.call('listTransports', { token: manager, query: { ...filter, limit: 100 } });
+        expect(ids(mine.body)).toEqual(expected);
+        expect(mine.body.result.meta.total).toBe(whole.body.result.meta.total);
+        const page3 = await t.call('listTransports', { token: manager, query: { ...filter, limit: 4, page: 3 } });
+        expect(ids(page3.body)).toEqual(expected.slice(8, 12));
+        const walked: number[] = [];
+        let cursor: string | undefined;
+        for (let i = 0; i < 40; i++) {
+          const res = await t.call('listTransports', { token: manager, query: { ...filter, limit: 3, ...(cursor ? { cursor } : {}) } });
+          walked.push(...ids(res.body));
+          cursor = res.body.result.meta.next_cursor ?? undefined;
+          if (!cursor) break;
+        }
+        expect(walked).toEqual(expected);
+        const ascending = await t.call('listTransports', { token: manager, query: { ...filter, limit: 100, sortOrder: 'ASC' } });
+        expect(ids(ascending.body)).toEqual([...expected].reverse());
+      }
+    } finally {
+      await sql`delete from transports where loading_point like 'Memberwalk quay %'`.execute(t.db);
+    }
+  });
 });

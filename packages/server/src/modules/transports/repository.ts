@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
-import { type Ownership, ownedBy, ownedByScope, ownership, teamUserIds } from '../../lib/scope.js';
+import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
@@ -211,7 +211,8 @@ const totals = totalsCache('transports');
 
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
-  return fetchKeysetPage(db, baseShape.with(baseParams(auth, f)), {
+  const params = baseParams(auth, f);
+  return fetchKeysetPage(db, baseShape.with(params), {
     keys: [SORT_KEYS[f.sortBy ?? 'createdAt'], { column: 't.id', type: 'integer' }],
     direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
     page: f.page,
@@ -220,6 +221,8 @@ export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page
     load: (ids) => transportsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
+    // A team's newest first: member by member on (created_by, created_at, id).
+    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' ? teamOwners(params, 't.created_by') : undefined,
   });
 }
 
