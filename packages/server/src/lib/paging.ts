@@ -4,6 +4,7 @@ import {
   CompiledQuery,
   type Expression,
   type ExpressionBuilder,
+  type SqlBool,
   FromNode,
   type KyselyPlugin,
   type OperationNode,
@@ -12,6 +13,9 @@ import {
   type Kysely,
   type SelectQueryBuilder,
   SelectQueryNode,
+  WithNode,
+  CommonTableExpressionNode,
+  CommonTableExpressionNameNode,
 } from 'kysely';
 import { ListError } from '../http/errors.js';
 import { customPlan } from '../db/prepared.js';
@@ -117,11 +121,11 @@ export function derived<O>(
   name: string,
   options: ShapeParams<Record<string, unknown>>,
   extra: Record<string, unknown>,
-  derive: (query: AnyQuery, p: Record<string, unknown>) => Compilable<unknown>,
+  derive: (query: AnyQuery, p: Record<string, unknown>, db?: Kysely<any>) => Compilable<unknown>,
 ): CompiledQuery<O> {
   if (base instanceof ShapedQuery) {
     if (!db) throw new Error('a query shape needs the database to compile on');
-    const shape = base.shape.derive<Record<string, unknown>, unknown>(name, options, (q, p) => derive(q as unknown as AnyQuery, p));
+    const shape = base.shape.derive<Record<string, unknown>, unknown>(name, options, (q, p, on) => derive(q as unknown as AnyQuery, p, on));
     return shape.compile(db, { ...base.params, ...extra }) as CompiledQuery<O>;
   }
   const compiled = derive(base, extra).compile();
@@ -171,6 +175,15 @@ export interface PerOwner {
    * pass the filters and sorts each owner's rows instead of walking them.
    */
   unscoped?: Record<string, unknown>;
+  /**
+   * When reading owner by owner pays (a condition on the owners, decided once per run): the
+   * statement then holds both plans, and the base's own walk of the whole order runs otherwise.
+   * Owner by owner reads about owners × limit / (filters' share) rows, the whole order
+   * limit / (filters' share × owners' share of the table): the first wins when
+   * owners × (owners' rows) < (table's rows). On a small table where the team owns a third of
+   * the rows, the whole order is the cheaper walk.
+   */
+  worthIt?: (owners: Expression<unknown>) => Expression<SqlBool>;
 }
 
 /** A filtered page or count, planned for its parameter values on every run (see CUSTOM_PLAN). */
@@ -275,17 +288,19 @@ const idsPage =
     return page;
   };
 
-/** A plugin that compiles a query with another FROM clause (the nodes Kysely's builder cannot make). */
-const withFrom = (from: OperationNode): KyselyPlugin => ({
+/** A plugin that compiles a query with another FROM clause and WITH clause (nodes Kysely's builder cannot make). */
+const withFrom = (from: OperationNode, ctes?: WithNode): KyselyPlugin => ({
   transformQuery: ({ node }): RootOperationNode =>
-    SelectQueryNode.is(node) ? (Object.freeze({ ...node, from: FromNode.create([from]) }) as RootOperationNode) : node,
+    SelectQueryNode.is(node)
+      ? (Object.freeze({ ...node, from: FromNode.create([from]), ...(ctes ? { with: ctes } : {}) }) as RootOperationNode)
+      : node,
   transformResult: async ({ result }) => result,
 });
 
 /** The statement of one page's sort keys and ids read owner by owner (see PerOwner). */
 const idsPerOwner =
   (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, per: PerOwner) =>
-  (base: AnyQuery, p: Record<string, unknown>) => {
+  (scoped: AnyQuery, base: AnyQuery, p: Record<string, unknown>) => {
     const source = base.toOperationNode().from?.froms;
     if (source?.length !== 1 || source[0]!.kind !== 'AliasNode') throw new Error('perOwner: the base query must read one aliased table');
     const table = source[0] as AliasNode;
@@ -295,27 +310,54 @@ const idsPerOwner =
     const fence = sql`(select * from ${{ toOperationNode: () => table.node }} as ${sql.id(alias)} where ${sql.ref(per.column)} = "owner"."id" order by ${order} offset 0)`;
     // Each owner contributes at most the rows up to the end of the page.
     const upTo = withOffset ? sql<number>`(cast(${p._limit} as bigint) + cast(${p._offset} as bigint))` : p._limit;
+    const sorted = (q: AnyQuery) =>
+      q
+        .clearSelect()
+        .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]));
     let inner = base.withPlugin(withFrom(fence.as(alias).toOperationNode()));
-    if (withCursor) {
-      const after = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
-      inner = inner.where(
-        sql<boolean>`(${sql.join(keys.map((k) => sql.ref(k.column)))}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${after})`,
-      );
-    }
-    inner = inner
-      .clearSelect()
-      .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]))
-      .limit(upTo as number);
-    const merged = sql`unnest(${per.owners(p)}) as "owner"("id") cross join lateral (${inner}) as "x"`;
+    if (withCursor) inner = inner.where(after(keys, direction, p));
+    inner = sorted(inner).limit(upTo as number);
+    // The owners are resolved once, in a CTE, however many times the statement refers to them.
+    // (An expression, not a bare subquery: `= any(…)` of a subquery would compare with each array.)
+    const owners = sql`(select "ids" from "owners")::int[]`;
+    const ctes = WithNode.create(
+      CommonTableExpressionNode.create(
+        CommonTableExpressionNameNode.create('owners', ['ids']),
+        sql`(select ${per.owners(p)})`.toOperationNode(),
+      ),
+    );
+    const merged = sql`unnest(${owners}) as "owner"("id") cross join lateral (${inner}) as "x"`;
     let page = base
       .clearWhere()
       .clearSelect()
-      .select(keys.map((_, i) => sql<string>`${sql.ref(`x.k${i}`)}`.as(`k${i}`)));
+      .select(keys.flatMap((_, i) => [sql<string>`${sql.ref(`x.k${i}`)}`.as(`k${i}`), sql`${sql.ref(`x.s${i}`)}`.as(`s${i}`)]));
     for (let i = 0; i < keys.length; i++) page = page.orderBy(sql.ref(`x.s${i}`), direction);
     page = page.limit(p._limit as number);
     if (withOffset) page = page.offset(p._offset as number);
-    return page.withPlugin(withFrom(merged.toOperationNode()));
+    if (per.worthIt) page = page.where(per.worthIt(owners));
+    if (!per.worthIt) return page.withPlugin(withFrom(merged.toOperationNode(), ctes));
+    page = page.withPlugin(withFrom(merged.toOperationNode()));
+    // Both plans, one of them run: the owners' condition is an init plan, each branch's one-time filter.
+    let whole = scoped;
+    if (withCursor) whole = whole.where(after(keys, direction, p));
+    whole = sorted(whole).where(sql<SqlBool>`not (${per.worthIt(owners)})`);
+    for (const k of keys) whole = whole.orderBy(sql.ref(k.column), direction);
+    whole = whole.limit(p._limit as number);
+    if (withOffset) whole = whole.offset(p._offset as number);
+    const either = sql`((${page}) union all (${whole})) as "pages"`;
+    let out = base
+      .clearWhere()
+      .clearSelect()
+      .select(keys.map((_, i) => sql<string>`${sql.ref(`pages.k${i}`)}`.as(`k${i}`)));
+    for (let i = 0; i < keys.length; i++) out = out.orderBy(sql.ref(`pages.s${i}`), direction);
+    return out.withPlugin(withFrom(either.toOperationNode(), ctes));
   };
+
+/** Rows after the cursor's sort keys (placeholders `_k0`… in `p`). */
+const after = (keys: SortKey[], direction: 'asc' | 'desc', p: Record<string, unknown>) => {
+  const values = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
+  return sql<SqlBool>`(${sql.join(keys.map((k) => sql.ref(k.column)))}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${values})`;
+};
 
 /** The query of one page's sort keys (as text) and ids: after the cursor, or at the page's offset. */
 export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, 'load' | 'idOf'>) {
@@ -334,18 +376,20 @@ export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, '
   const withOffset = !withCursor && r.page > 1;
   if (withOffset) extra._offset = (r.page - 1) * r.limit;
   const values = Object.keys(extra);
-  const from = r.perOwner?.unscoped && base instanceof ShapedQuery ? base.shape.with({ ...base.params, ...r.perOwner.unscoped }) : base;
+  const per = r.perOwner;
+  const perOwner = per && idsPerOwner(r.keys, r.direction, withCursor, withOffset, per);
+  // The base without its owner condition: the same shape built with `unscoped` (a builder is taken as it is).
+  const unscoped = (q: AnyQuery, p: Record<string, unknown>, on?: Kysely<any>): AnyQuery =>
+    per?.unscoped && on && base instanceof ShapedQuery ? (base.shape.build(on, { ...p, ...per.unscoped }) as unknown as AnyQuery) : q;
   return {
     compile: (db?: Kysely<any>): CompiledQuery<Record<string, string>> =>
       derived(
         db,
-        from,
+        base,
         `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}${r.perOwner ? ` per ${r.perOwner.column}` : ''}`,
         { values },
         extra,
-        r.perOwner
-          ? idsPerOwner(r.keys, r.direction, withCursor, withOffset, r.perOwner)
-          : idsPage(r.keys, r.direction, withCursor, withOffset),
+        perOwner ? (q, p, on) => perOwner(q, unscoped(q, p, on), p) : idsPage(r.keys, r.direction, withCursor, withOffset),
       ),
   };
 }

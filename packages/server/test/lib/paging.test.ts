@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_CAP } from '../../src/lib/paging.js';
+import { COUNT_CAP, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
+import { listBase as transportBase } from '../../src/modules/transports/repository.js';
+import type { AuthContext } from '../../src/plugins/security.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -155,6 +157,26 @@ describe('keyset paging (cursor) and the page cap', () => {
         expect(walked).toEqual(expected);
         const ascending = await t.call('listTransports', { token: manager, query: { ...filter, limit: 100, sortOrder: 'ASC' } });
         expect(ids(ascending.body)).toEqual([...expected].reverse());
+        // Both plans of the statement, member by member or the whole order, whatever the team's share decides here.
+        const everyone = { accessLevel: 'supervisor', userId: 0, organizationId: null } as unknown as AuthContext;
+        const keys: SortKey[] = [
+          { column: 't.created_at', type: 'timestamptz' },
+          { column: 't.id', type: 'integer' },
+        ];
+        for (const worthIt of [undefined, true, false]) {
+          const base = transportBase(t.db, everyone, { ...filter, organizationId });
+          const perOwner: PerOwner = {
+            column: 't.created_by',
+            owners: () => sql`${members}::int[]`,
+            ...(worthIt === undefined ? {} : { worthIt: () => sql<SqlBool>`${sql.lit(worthIt)}` }),
+          };
+          const pageOf = async (request: { page: number; limit: number; cursor?: string }) =>
+            (await t.db.executeQuery(keysetIdsQuery(base, { keys, direction: 'desc', ...request, perOwner }).compile(t.db))).rows.map((r) =>
+              Number(r.k1),
+            );
+          expect(await pageOf({ page: 1, limit: 100 }), String(worthIt)).toEqual(expected);
+          expect(await pageOf({ page: 3, limit: 4 }), String(worthIt)).toEqual(expected.slice(8, 12));
+        }
       }
     } finally {
       await sql`delete from transports where loading_point like 'Memberwalk quay %'`.execute(t.db);

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
 import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
@@ -6,7 +6,7 @@ import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 import { keysetBatches } from '../../lib/keyset-batches.js';
-import { fetchKeysetPage, type SortKey, totalsCache } from '../../lib/paging.js';
+import { fetchKeysetPage, type PerOwner, type SortKey, totalsCache } from '../../lib/paging.js';
 
 export type Db = Kysely<Database>;
 
@@ -209,6 +209,20 @@ const transportsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }
 /** Totals of the transports lists, reused while no transport changes (paging through a filtered list counts it once). */
 const totals = totalsCache('transports');
 
+/**
+ * A team's transports read member by member (paging's PerOwner) when members × the team's
+ * transports (the roll-up of migration 0009) < the table's rows (the planner's count of them).
+ */
+function byMember(params: BaseParams): PerOwner | undefined {
+  const team = teamOwners(params, 't.created_by');
+  if (!team) return undefined;
+  return {
+    ...team,
+    worthIt: (members) => sql<SqlBool>`(select count(*) from unnest(${members})) * (select coalesce(sum(c.transports), 0)
+      from transport_user_counts c where c.created_by = any(${members})) < (select reltuples from pg_class where oid = 'transports'::regclass)`,
+  };
+}
+
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
   const params = baseParams(auth, f);
@@ -221,8 +235,8 @@ export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page
     load: (ids) => transportsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
-    // A team's newest first: member by member on (created_by, created_at, id).
-    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' ? teamOwners(params, 't.created_by') : undefined,
+    // A team's newest first: member by member on (created_by, created_at, id), when the team's share of the table is small.
+    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' ? byMember(params) : undefined,
   });
 }
 
