@@ -277,15 +277,25 @@ const idsPage =
   (base: AnyQuery, p: Record<string, unknown>) => {
     const refs = keys.map((k) => sql.ref(k.column));
     let page = base;
-    if (withCursor) {
-      const after = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
-      page = page.where(sql<boolean>`(${sql.join(refs)}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${after})`);
+    if (withCursor) page = page.where(after(keys, direction, p));
+    if (!withOffset || base.toOperationNode().joins?.length) {
+      page = page.clearSelect().select(keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));
+      for (const ref of refs) page = page.orderBy(ref, direction);
+      page = page.limit(p._limit as number);
+      if (withOffset) page = page.offset(p._offset as number);
+      return page;
     }
-    page = page.clearSelect().select(keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));
+    // At an offset, the rows skipped are read but not turned into text: the keys' text is made
+    // for the page's rows only, outside (a timestamp's text costs more than reading its index entry).
+    page = page.clearSelect().select(keys.map((k, i) => sql`${sql.ref(k.column)}`.as(`s${i}`)));
     for (const ref of refs) page = page.orderBy(ref, direction);
-    page = page.limit(p._limit as number);
-    if (withOffset) page = page.offset(p._offset as number);
-    return page;
+    page = page.limit(p._limit as number).offset(p._offset as number);
+    let out = base
+      .clearWhere()
+      .clearSelect()
+      .select(keys.map((_, i) => sql<string>`${sql.ref(`page.s${i}`)}::text`.as(`k${i}`)));
+    for (let i = 0; i < keys.length; i++) out = out.orderBy(sql.ref(`page.s${i}`), direction);
+    return out.withPlugin(withFrom(sql`${page}`.as('page').toOperationNode()));
   };
 
 /** A plugin that compiles a query with another FROM clause and WITH clause (nodes Kysely's builder cannot make). */

@@ -182,4 +182,19 @@ describe('keyset paging (cursor) and the page cap', () => {
       await sql`delete from transports where loading_point like 'Memberwalk quay %'`.execute(t.db);
     }
   });
+
+  it('turns the sort keys of an offset page into text for the page rows only, not for the rows skipped', async () => {
+    const everyone = { accessLevel: 'supervisor', userId: 0, organizationId: null } as unknown as AuthContext;
+    const keys: SortKey[] = [
+      { column: 't.created_at', type: 'timestamptz' },
+      { column: 't.id', type: 'integer' },
+    ];
+    const base = transportBase(t.db, everyone, {});
+    const deep = keysetIdsQuery(base, { keys, direction: 'desc', page: 3, limit: 2 }).compile(t.db);
+    // The text conversions sit outside the subquery that skips the rows.
+    expect(deep.sql).toMatch(/^select "page"\."s0"::text as "k0", "page"\."s1"::text as "k1" from \(select .* offset \$\d+\) as "page"/);
+    const all = await t.db.executeQuery(keysetIdsQuery(base, { keys, direction: 'desc', page: 1, limit: 10 }).compile(t.db));
+    const third = await t.db.executeQuery(deep);
+    expect(third.rows).toEqual(all.rows.slice(4, 6));
+  });
 });
