@@ -152,6 +152,8 @@ export interface KeysetRequest<Row> {
   totals?: TotalsCache | undefined;
   /** Reads the page owner by owner and merges them (see `PerOwner`); only when an index serves (owner, keys). */
   perOwner?: PerOwner | undefined;
+  /** Reads the page as the union of a few runs (see `Runs`); only when an index serves each run in order. */
+  runs?: Runs | undefined;
 }
 
 /**
@@ -308,25 +310,81 @@ const withFrom = (from: OperationNode, ctes?: WithNode): KyselyPlugin => ({
 });
 
 /** The statement of one page's sort keys and ids read owner by owner (see PerOwner). */
+/** The base query's one table (`table as alias`), which a fence reads again. */
+function baseTable(base: AnyQuery): { table: AliasNode; alias: string } {
+  const source = base.toOperationNode().from?.froms;
+  if (source?.length !== 1 || source[0]!.kind !== 'AliasNode') throw new Error('paging: the base query must read one aliased table');
+  const table = source[0] as AliasNode;
+  return { table, alias: (table.alias as unknown as { name: string }).name };
+}
+
+/**
+ * `base` (its filters, without its scope) over the rows of its table that pass `run`, walked in
+ * the page's order behind a fence: the filters stay outside, on the rows as they come, so the
+ * planner cannot answer them with a bitmap over the filter's whole index. At most the rows up to
+ * the end of the page; each row with its sort keys as text (`k0`…) and as they are (`s0`…).
+ */
+function fencedRun(
+  base: AnyQuery,
+  run: Expression<SqlBool>,
+  keys: SortKey[],
+  direction: 'asc' | 'desc',
+  withCursor: boolean,
+  withOffset: boolean,
+  p: Record<string, unknown>,
+): AnyQuery {
+  const { table, alias } = baseTable(base);
+  const order = sql.join(keys.map((k) => sql`${sql.ref(k.column)} ${sql.raw(direction)}`));
+  const fence = sql`(select * from ${{ toOperationNode: () => table.node }} as ${sql.id(alias)} where ${run} order by ${order} offset 0)`;
+  const upTo = withOffset ? sql<number>`(cast(${p._limit} as bigint) + cast(${p._offset} as bigint))` : p._limit;
+  let inner = base.withPlugin(withFrom(fence.as(alias).toOperationNode()));
+  if (withCursor) inner = inner.where(after(keys, direction, p));
+  return inner
+    .clearSelect()
+    .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]))
+    .limit(upTo as number);
+}
+
+/** The page (`limit`, `offset`) of the runs merged in `x`: their sort keys as text and as they are. */
+function mergedPage(base: AnyQuery, keys: SortKey[], direction: 'asc' | 'desc', withOffset: boolean, p: Record<string, unknown>) {
+  let page = base
+    .clearWhere()
+    .clearSelect()
+    .select(keys.flatMap((_, i) => [sql<string>`${sql.ref(`x.k${i}`)}`.as(`k${i}`), sql`${sql.ref(`x.s${i}`)}`.as(`s${i}`)]));
+  for (let i = 0; i < keys.length; i++) page = page.orderBy(sql.ref(`x.s${i}`), direction);
+  page = page.limit(p._limit as number);
+  if (withOffset) page = page.offset(p._offset as number);
+  return page;
+}
+
+/**
+ * A page read as the union of a few runs, each a condition on the base table served in the
+ * page's order by an index (e.g. `created_by = $1` and `assigned_to = $1 and created_by <> $1`
+ * for "mine or assigned to me"): the runs together must select exactly the rows of the base's
+ * own scope, without overlap. An OR of two columns has no index that serves it in order; each
+ * run has, and the page reads about limit / (filters' share) rows of each.
+ */
+export interface Runs {
+  conditions: (p: Record<string, unknown>) => Array<Expression<SqlBool>>;
+  /** For a query shape: the parameters that lift the base's own scope (the runs apply it), as in PerOwner. */
+  unscoped?: Record<string, unknown>;
+}
+
+/** The statement of one page's sort keys and ids read as the union of runs (see Runs). */
+const idsInRuns =
+  (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, runs: Runs) =>
+  (base: AnyQuery, p: Record<string, unknown>) => {
+    const branches = runs.conditions(p).map((run) => fencedRun(base, run, keys, direction, withCursor, withOffset, p));
+    const union = sql`(${sql.join(branches, sql` union all `)}) as "x"`;
+    return mergedPage(base, keys, direction, withOffset, p).withPlugin(withFrom(union.toOperationNode()));
+  };
+
+/** The statement of one page's sort keys and ids read owner by owner (see PerOwner). */
 const idsPerOwner =
   (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, per: PerOwner) =>
   (scoped: AnyQuery, base: AnyQuery, p: Record<string, unknown>) => {
-    const source = base.toOperationNode().from?.froms;
-    if (source?.length !== 1 || source[0]!.kind !== 'AliasNode') throw new Error('perOwner: the base query must read one aliased table');
-    const table = source[0] as AliasNode;
-    const alias = (table.alias as unknown as { name: string }).name;
-    const order = sql.join(keys.map((k) => sql`${sql.ref(k.column)} ${sql.raw(direction)}`));
-    // One owner's rows in the page's order; the filters stay outside the fence, on the rows as they come.
-    const fence = sql`(select * from ${{ toOperationNode: () => table.node }} as ${sql.id(alias)} where ${sql.ref(per.column)} = "owner"."id" order by ${order} offset 0)`;
-    // Each owner contributes at most the rows up to the end of the page.
-    const upTo = withOffset ? sql<number>`(cast(${p._limit} as bigint) + cast(${p._offset} as bigint))` : p._limit;
-    const sorted = (q: AnyQuery) =>
-      q
-        .clearSelect()
-        .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]));
-    let inner = base.withPlugin(withFrom(fence.as(alias).toOperationNode()));
-    if (withCursor) inner = inner.where(after(keys, direction, p));
-    inner = sorted(inner).limit(upTo as number);
+    // One owner's rows in the page's order, up to the end of the page.
+    const inner = fencedRun(base, sql<SqlBool>`${sql.ref(per.column)} = "owner"."id"`, keys, direction, withCursor, withOffset, p);
     // The owners are resolved once, in a CTE, however many times the statement refers to them.
     // (An expression, not a bare subquery: `= any(…)` of a subquery would compare with each array.)
     const owners = sql`(select "ids" from "owners")::int[]`;
@@ -337,20 +395,17 @@ const idsPerOwner =
       ),
     );
     const merged = sql`unnest(${owners}) as "owner"("id") cross join lateral (${inner}) as "x"`;
-    let page = base
-      .clearWhere()
-      .clearSelect()
-      .select(keys.flatMap((_, i) => [sql<string>`${sql.ref(`x.k${i}`)}`.as(`k${i}`), sql`${sql.ref(`x.s${i}`)}`.as(`s${i}`)]));
-    for (let i = 0; i < keys.length; i++) page = page.orderBy(sql.ref(`x.s${i}`), direction);
-    page = page.limit(p._limit as number);
-    if (withOffset) page = page.offset(p._offset as number);
+    let page = mergedPage(base, keys, direction, withOffset, p);
     if (per.worthIt) page = page.where(per.worthIt(owners));
     if (!per.worthIt) return page.withPlugin(withFrom(merged.toOperationNode(), ctes));
     page = page.withPlugin(withFrom(merged.toOperationNode()));
     // Both plans, one of them run: the owners' condition is an init plan, each branch's one-time filter.
     let whole = scoped;
     if (withCursor) whole = whole.where(after(keys, direction, p));
-    whole = sorted(whole).where(sql<SqlBool>`not (${per.worthIt(owners)})`);
+    whole = whole
+      .clearSelect()
+      .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]))
+      .where(sql<SqlBool>`not (${per.worthIt(owners)})`);
     for (const k of keys) whole = whole.orderBy(sql.ref(k.column), direction);
     whole = whole.limit(p._limit as number);
     if (withOffset) whole = whole.offset(p._offset as number);
@@ -388,18 +443,24 @@ export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, '
   const values = Object.keys(extra);
   const per = r.perOwner;
   const perOwner = per && idsPerOwner(r.keys, r.direction, withCursor, withOffset, per);
+  const inRuns = r.runs && idsInRuns(r.keys, r.direction, withCursor, withOffset, r.runs);
+  const lifted = per?.unscoped ?? r.runs?.unscoped;
   // The base without its owner condition: the same shape built with `unscoped` (a builder is taken as it is).
   const unscoped = (q: AnyQuery, p: Record<string, unknown>, on?: Kysely<any>): AnyQuery =>
-    per?.unscoped && on && base instanceof ShapedQuery ? (base.shape.build(on, { ...p, ...per.unscoped }) as unknown as AnyQuery) : q;
+    lifted && on && base instanceof ShapedQuery ? (base.shape.build(on, { ...p, ...lifted }) as unknown as AnyQuery) : q;
   return {
     compile: (db?: Kysely<any>): CompiledQuery<Record<string, string>> =>
       derived(
         db,
         base,
-        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}${r.perOwner ? ` per ${r.perOwner.column}` : ''}`,
+        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}${r.perOwner ? ` per ${r.perOwner.column}` : ''}${r.runs ? ' runs' : ''}`,
         { values },
         extra,
-        perOwner ? (q, p, on) => perOwner(q, unscoped(q, p, on), p) : idsPage(r.keys, r.direction, withCursor, withOffset),
+        perOwner
+          ? (q, p, on) => perOwner(q, unscoped(q, p, on), p)
+          : inRuns
+            ? (q, p, on) => inRuns(unscoped(q, p, on), p)
+            : idsPage(r.keys, r.direction, withCursor, withOffset),
       ),
   };
 }

@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { AuthContext } from '../plugins/security.js';
-import type { PerOwner } from './paging.js';
+import type { PerOwner, Runs } from './paging.js';
 
 /** Access levels that see every record. */
 const GLOBAL_VIEW = new Set(['supervisor', 'admin', 'super_admin']);
@@ -51,6 +51,25 @@ export function ownedOrAssigned(auth: AuthContext, userIdColumn: string, assigne
 /** `ownedOrAssigned` from an `Ownership` (its values may be a query shape's placeholders). */
 export function ownedOrAssignedScope(o: Ownership, userIdColumn: string, assigneeColumn: string): Expression<SqlBool> {
   return sql<SqlBool>`(${ownedByScope(o, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${o.ownerId})`;
+}
+
+/**
+ * `ownedOrAssignedScope` of one owner as paging's runs: the records they own, then those assigned
+ * to them that they do not own (the owner column is never null). Each run is an index range in
+ * the list's order, where the OR of two columns is none. Undefined for other scopes.
+ */
+export function ownedOrAssignedRuns(o: Ownership, userIdColumn: string, assigneeColumn: string): Runs | undefined {
+  if (o.scope !== 'own') return undefined;
+  return {
+    conditions: (p) => {
+      const me = p.ownerId ?? o.ownerId;
+      return [
+        sql<SqlBool>`${sql.ref(userIdColumn)} = ${me}`,
+        sql<SqlBool>`${sql.ref(assigneeColumn)} = ${me} and ${sql.ref(userIdColumn)} <> ${me}`,
+      ];
+    },
+    unscoped: { scope: 'all', orAssigned: false },
+  };
 }
 
 /** A scope that limits nothing. */

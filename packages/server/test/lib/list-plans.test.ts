@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { cappedCount, keysetIdsQuery, type SortKey } from '../../src/lib/paging.js';
-import { ownedBy, ownership, teamOwners } from '../../src/lib/scope.js';
+import { ownedBy, ownedOrAssignedRuns, ownership, teamOwners } from '../../src/lib/scope.js';
 import { listBase as actorBase } from '../../src/modules/actors/repository.js';
 import { topCustomersQuery } from '../../src/modules/actors/stats-repository.js';
 import { listBase as complaintBase } from '../../src/modules/complaints/repository.js';
@@ -134,6 +134,16 @@ describe('list query plans at scale', () => {
         complaints('default', {}, [key('c.created_at'), cid]);
         complaints('by updatedAt', {}, [key('c.updated_at'), cid]);
         complaints('search', { search: 'late' }, [key('c.created_at'), cid]);
+        // An agent's complaints, theirs or assigned to them: two index ranges (migration 0010).
+        for (const sort of ['c.created_at', 'c.updated_at']) {
+          cases.push([
+            `complaints mine or assigned by ${sort}: page`,
+            keysetIdsQuery(complaintBase(trx, sql`true`, { status: 'PENDING' }), {
+              ...page([key(sort), cid]),
+              runs: ownedOrAssignedRuns(ownership(agent), 'c.created_by', 'c.assigned_to'),
+            }),
+          ]);
+        }
         const topics = (name: string, search: string | undefined, keys: SortKey[]) => {
           const base = topicBase(trx, { page: 1, limit: 10, sortBy: 'recent', sortOrder: 'desc', ...(search ? { search } : {}) });
           cases.push(
@@ -170,7 +180,7 @@ describe('list query plans at scale', () => {
       .catch((error: unknown) => {
         if (error !== ROLLBACK) throw error;
       });
-    expect(checked).toHaveLength(36);
+    expect(checked).toHaveLength(38);
     const left = await t.db
       .selectFrom('forum_topics')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -197,4 +197,57 @@ describe('keyset paging (cursor) and the page cap', () => {
     const third = await t.db.executeQuery(deep);
     expect(third.rows).toEqual(all.rows.slice(4, 6));
   });
+
+  it("reads an agent's complaints (theirs or assigned to them) as two index ranges: the same rows, order, pages and cursors", async () => {
+    const agent = await t.token('agent');
+    const me = (await sql<{ id: number }>`select id from users where username = 'agent'`.execute(t.db)).rows[0]!.id;
+    const other = (await sql<{ id: number }>`select id from users where username = 'agent2'`.execute(t.db)).rows[0]!.id;
+    // Mine, assigned to me, mine and assigned to me (once only), and another agent's; equal update times.
+    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+      select 'Driver', 'Runwalk' || g, (select min(id) from vehicle_types), 'Runwalk quay ' || g, ${me}::int from generate_series(1, 40) g`.execute(
+      t.db,
+    );
+    await sql`insert into complaints (label, description, location, transport_id, created_by, assigned_to, created_at, updated_at)
+      select 'Runwalk ' || g, 'Late', 'Paris', tr.id, case when g % 4 in (0, 1) then ${me}::int else ${other}::int end,
+        case when g % 4 in (1, 2) then ${me}::int end,
+        timestamptz '2026-01-01' + (g / 3) * interval '1 minute', timestamptz '2026-02-01' - (g / 3) * interval '1 minute'
+      from (select id, row_number() over (order by id) as g from transports where loading_point like 'Runwalk quay %') tr`.execute(t.db);
+    try {
+      for (const sortBy of ['createdAt', 'updatedAt'] as const) {
+        const order = sortBy === 'createdAt' ? sql`created_at desc, id desc` : sql`updated_at desc, id desc`;
+        const expected = (
+          await sql<{
+            id: number;
+          }>`select id from complaints where label like 'Runwalk %' and (created_by = ${me}::int or assigned_to = ${me}::int)
+            order by ${order}`.execute(t.db)
+        ).rows.map((r) => r.id);
+        expect(expected).toHaveLength(30);
+        const all = await t.call('listComplaints', { token: agent, query: { label: 'runwalk', sortBy, limit: 100 } });
+        expect(ids(all.body)).toEqual(expected);
+        expect(all.body.result.meta.total).toBe(30);
+        const page3 = await t.call('listComplaints', { token: agent, query: { label: 'runwalk', sortBy, limit: 4, page: 3 } });
+        expect(ids(page3.body)).toEqual(expected.slice(8, 12));
+        const walked: number[] = [];
+        let cursor: string | undefined;
+        for (let i = 0; i < 20; i++) {
+          const res = await t.call('listComplaints', {
+            token: agent,
+            query: { label: 'runwalk', sortBy, limit: 7, ...(cursor ? { cursor } : {}) },
+          });
+          walked.push(...ids(res.body));
+          cursor = res.body.result.meta.next_cursor ?? undefined;
+          if (!cursor) break;
+        }
+        expect(walked).toEqual(expected);
+        const ascending = await t.call('listComplaints', {
+          token: agent,
+          query: { label: 'runwalk', sortBy, sortOrder: 'ASC', limit: 100 },
+        });
+        expect(ids(ascending.body)).toEqual([...expected].reverse());
+      }
+    } finally {
+      await sql`delete from complaints where label like 'Runwalk %'`.execute(t.db);
+      await sql`delete from transports where loading_point like 'Runwalk quay %'`.execute(t.db);
+    }
+  });
 });
