@@ -223,6 +223,9 @@ function byMember(params: BaseParams): PerOwner | undefined {
   };
 }
 
+/** Whether a text filter (point or search) keeps a small share of the rows: the walk of the whole order then skips many. */
+const textFiltered = (p: BaseParams) => p.loadingPattern !== undefined || p.unloadingPattern !== undefined || p.searchPattern !== undefined;
+
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
   const params = baseParams(auth, f);
@@ -235,8 +238,10 @@ export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page
     load: (ids) => transportsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
-    // A team's newest first: member by member on (created_by, created_at, id), when the team's share of the table is small.
-    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' ? byMember(params) : undefined,
+    // A team's newest first with a text filter: member by member on (created_by, created_at, id), when
+    // the team's share of the table is small. Without one, the whole order's walk passes one team row in
+    // (team's share) and costs less than the two plans' planning (measured: 1.1 vs 2.3 ms at 10k, 2.0 vs 4.0 at 1M).
+    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' && textFiltered(params) ? byMember(params) : undefined,
   });
 }
 
