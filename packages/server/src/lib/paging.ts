@@ -1,4 +1,22 @@
-import { type Compilable, CompiledQuery, type ExpressionBuilder, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import {
+  type AliasNode,
+  type Compilable,
+  CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type SqlBool,
+  FromNode,
+  type KyselyPlugin,
+  type OperationNode,
+  type RootOperationNode,
+  sql,
+  type Kysely,
+  type SelectQueryBuilder,
+  SelectQueryNode,
+  WithNode,
+  CommonTableExpressionNode,
+  CommonTableExpressionNameNode,
+} from 'kysely';
 import { ListError } from '../http/errors.js';
 import { customPlan } from '../db/prepared.js';
 import { type ShapeParams, ShapedQuery } from './query-shape.js';
@@ -110,11 +128,11 @@ export function derived<O>(
   name: string,
   options: ShapeParams<Record<string, unknown>>,
   extra: Record<string, unknown>,
-  derive: (query: AnyQuery, p: Record<string, unknown>) => Compilable<unknown>,
+  derive: (query: AnyQuery, p: Record<string, unknown>, db?: Kysely<any>) => Compilable<unknown>,
 ): CompiledQuery<O> {
   if (base instanceof ShapedQuery) {
     if (!db) throw new Error('a query shape needs the database to compile on');
-    const shape = base.shape.derive<Record<string, unknown>, unknown>(name, options, (q, p) => derive(q as unknown as AnyQuery, p));
+    const shape = base.shape.derive<Record<string, unknown>, unknown>(name, options, (q, p, on) => derive(q as unknown as AnyQuery, p, on));
     return shape.compile(db, { ...base.params, ...extra }) as CompiledQuery<O>;
   }
   const compiled = derive(base, extra).compile();
@@ -139,6 +157,42 @@ export interface KeysetRequest<Row> {
   idOf: (row: Row) => number;
   /** Reuses totals while the base table has not changed (`totalsCache`); without it every page counts. */
   totals?: TotalsCache | undefined;
+  /** Reads the page owner by owner and merges them (see `PerOwner`); only when an index serves (owner, keys). */
+  perOwner?: PerOwner | undefined;
+  /** Reads the page as the union of a few runs (see `Runs`); only when an index serves each run in order. */
+  runs?: Runs | undefined;
+}
+
+/**
+ * A page read owner by owner: for a scope of several owners (a team manager's team), each owner's
+ * rows are walked in the page's order on the index (owner column, sort keys…), the filters
+ * evaluated on the rows as they come, at most offset + limit rows kept per owner, and the owners'
+ * runs merged. The page's cost then follows the number of owners and how many of their rows pass
+ * the filters, not the size of the table: walking the whole table's order and skipping the rows
+ * of other owners reads (table / team) × (limit / filter's share) rows.
+ * Each owner's rows are read behind a fence (`offset 0`): otherwise the planner may answer a
+ * trigram filter with a bitmap over the filter's whole posting list for every owner.
+ */
+export interface PerOwner {
+  /** The base table's owner column, e.g. `t.created_by`; its base table is the base query's only FROM. */
+  column: string;
+  /** The owners' ids as one array expression, from the statement's parameters (placeholders in a shape). */
+  owners: (p: Record<string, unknown>) => Expression<unknown>;
+  /**
+   * For a query shape: the parameters that lift the base's own owner condition (each owner's fence
+   * applies it). Left in, the planner counts the owner condition twice, expects almost no row to
+   * pass the filters and sorts each owner's rows instead of walking them.
+   */
+  unscoped?: Record<string, unknown>;
+  /**
+   * When reading owner by owner pays (a condition on the owners, decided once per run): the
+   * statement then holds both plans, and the base's own walk of the whole order runs otherwise.
+   * Owner by owner reads about owners × limit / (filters' share) rows, the whole order
+   * limit / (filters' share × owners' share of the table): the first wins when
+   * owners × (owners' rows) < (table's rows). On a small table where the team owns a third of
+   * the rows, the whole order is the cheaper walk.
+   */
+  worthIt?: (owners: Expression<unknown>) => Expression<SqlBool>;
 }
 
 /** A filtered page or count, planned for its parameter values on every run (see CUSTOM_PLAN). */
@@ -252,16 +306,150 @@ const idsPage =
   (base: AnyQuery, p: Record<string, unknown>) => {
     const refs = keys.map((k) => sql.ref(k.column));
     let page = base;
-    if (withCursor) {
-      const after = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
-      page = page.where(sql<boolean>`(${sql.join(refs)}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${after})`);
+    if (withCursor) page = page.where(after(keys, direction, p));
+    if (!withOffset || base.toOperationNode().joins?.length) {
+      page = page.clearSelect().select(keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));
+      for (const ref of refs) page = page.orderBy(ref, direction);
+      page = page.limit(p._limit as number);
+      if (withOffset) page = page.offset(p._offset as number);
+      return page;
     }
-    page = page.clearSelect().select(keys.map((k, i) => sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`)));
+    // At an offset, the rows skipped are read but not turned into text: the keys' text is made
+    // for the page's rows only, outside (a timestamp's text costs more than reading its index entry).
+    page = page.clearSelect().select(keys.map((k, i) => sql`${sql.ref(k.column)}`.as(`s${i}`)));
     for (const ref of refs) page = page.orderBy(ref, direction);
-    page = page.limit(p._limit as number);
-    if (withOffset) page = page.offset(p._offset as number);
-    return page;
+    page = page.limit(p._limit as number).offset(p._offset as number);
+    let out = base
+      .clearWhere()
+      .clearSelect()
+      .select(keys.map((_, i) => sql<string>`${sql.ref(`page.s${i}`)}::text`.as(`k${i}`)));
+    for (let i = 0; i < keys.length; i++) out = out.orderBy(sql.ref(`page.s${i}`), direction);
+    return out.withPlugin(withFrom(sql`${page}`.as('page').toOperationNode()));
   };
+
+/** A plugin that compiles a query with another FROM clause and WITH clause (nodes Kysely's builder cannot make). */
+const withFrom = (from: OperationNode, ctes?: WithNode): KyselyPlugin => ({
+  transformQuery: ({ node }): RootOperationNode =>
+    SelectQueryNode.is(node)
+      ? (Object.freeze({ ...node, from: FromNode.create([from]), ...(ctes ? { with: ctes } : {}) }) as RootOperationNode)
+      : node,
+  transformResult: async ({ result }) => result,
+});
+
+/** The statement of one page's sort keys and ids read owner by owner (see PerOwner). */
+/** The base query's one table (`table as alias`), which a fence reads again. */
+function baseTable(base: AnyQuery): { table: AliasNode; alias: string } {
+  const source = base.toOperationNode().from?.froms;
+  if (source?.length !== 1 || source[0]!.kind !== 'AliasNode') throw new Error('paging: the base query must read one aliased table');
+  const table = source[0] as AliasNode;
+  return { table, alias: (table.alias as unknown as { name: string }).name };
+}
+
+/**
+ * `base` (its filters, without its scope) over the rows of its table that pass `run`, walked in
+ * the page's order behind a fence: the filters stay outside, on the rows as they come, so the
+ * planner cannot answer them with a bitmap over the filter's whole index. At most the rows up to
+ * the end of the page; each row with its sort keys as text (`k0`…) and as they are (`s0`…).
+ */
+function fencedRun(
+  base: AnyQuery,
+  run: Expression<SqlBool>,
+  keys: SortKey[],
+  direction: 'asc' | 'desc',
+  withCursor: boolean,
+  withOffset: boolean,
+  p: Record<string, unknown>,
+): AnyQuery {
+  const { table, alias } = baseTable(base);
+  const order = sql.join(keys.map((k) => sql`${sql.ref(k.column)} ${sql.raw(direction)}`));
+  const fence = sql`(select * from ${{ toOperationNode: () => table.node }} as ${sql.id(alias)} where ${run} order by ${order} offset 0)`;
+  const upTo = withOffset ? sql<number>`(cast(${p._limit} as bigint) + cast(${p._offset} as bigint))` : p._limit;
+  let inner = base.withPlugin(withFrom(fence.as(alias).toOperationNode()));
+  if (withCursor) inner = inner.where(after(keys, direction, p));
+  return inner
+    .clearSelect()
+    .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]))
+    .limit(upTo as number);
+}
+
+/** The page (`limit`, `offset`) of the runs merged in `x`: their sort keys as text and as they are. */
+function mergedPage(base: AnyQuery, keys: SortKey[], direction: 'asc' | 'desc', withOffset: boolean, p: Record<string, unknown>) {
+  let page = base
+    .clearWhere()
+    .clearSelect()
+    .select(keys.flatMap((_, i) => [sql<string>`${sql.ref(`x.k${i}`)}`.as(`k${i}`), sql`${sql.ref(`x.s${i}`)}`.as(`s${i}`)]));
+  for (let i = 0; i < keys.length; i++) page = page.orderBy(sql.ref(`x.s${i}`), direction);
+  page = page.limit(p._limit as number);
+  if (withOffset) page = page.offset(p._offset as number);
+  return page;
+}
+
+/**
+ * A page read as the union of a few runs, each a condition on the base table served in the
+ * page's order by an index (e.g. `created_by = $1` and `assigned_to = $1 and created_by <> $1`
+ * for "mine or assigned to me"): the runs together must select exactly the rows of the base's
+ * own scope, without overlap. An OR of two columns has no index that serves it in order; each
+ * run has, and the page reads about limit / (filters' share) rows of each.
+ */
+export interface Runs {
+  conditions: (p: Record<string, unknown>) => Array<Expression<SqlBool>>;
+  /** For a query shape: the parameters that lift the base's own scope (the runs apply it), as in PerOwner. */
+  unscoped?: Record<string, unknown>;
+}
+
+/** The statement of one page's sort keys and ids read as the union of runs (see Runs). */
+const idsInRuns =
+  (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, runs: Runs) =>
+  (base: AnyQuery, p: Record<string, unknown>) => {
+    const branches = runs.conditions(p).map((run) => fencedRun(base, run, keys, direction, withCursor, withOffset, p));
+    const union = sql`(${sql.join(branches, sql` union all `)}) as "x"`;
+    return mergedPage(base, keys, direction, withOffset, p).withPlugin(withFrom(union.toOperationNode()));
+  };
+
+/** The statement of one page's sort keys and ids read owner by owner (see PerOwner). */
+const idsPerOwner =
+  (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, per: PerOwner) =>
+  (scoped: AnyQuery, base: AnyQuery, p: Record<string, unknown>) => {
+    // One owner's rows in the page's order, up to the end of the page.
+    const inner = fencedRun(base, sql<SqlBool>`${sql.ref(per.column)} = "owner"."id"`, keys, direction, withCursor, withOffset, p);
+    // The owners are resolved once, in a CTE, however many times the statement refers to them.
+    // (An expression, not a bare subquery: `= any(…)` of a subquery would compare with each array.)
+    const owners = sql`(select "ids" from "owners")::int[]`;
+    const ctes = WithNode.create(
+      CommonTableExpressionNode.create(
+        CommonTableExpressionNameNode.create('owners', ['ids']),
+        sql`(select ${per.owners(p)})`.toOperationNode(),
+      ),
+    );
+    const merged = sql`unnest(${owners}) as "owner"("id") cross join lateral (${inner}) as "x"`;
+    let page = mergedPage(base, keys, direction, withOffset, p);
+    if (per.worthIt) page = page.where(per.worthIt(owners));
+    if (!per.worthIt) return page.withPlugin(withFrom(merged.toOperationNode(), ctes));
+    page = page.withPlugin(withFrom(merged.toOperationNode()));
+    // Both plans, one of them run: the owners' condition is an init plan, each branch's one-time filter.
+    let whole = scoped;
+    if (withCursor) whole = whole.where(after(keys, direction, p));
+    whole = whole
+      .clearSelect()
+      .select(keys.flatMap((k, i) => [sql<string>`${sql.ref(k.column)}::text`.as(`k${i}`), sql`${sql.ref(k.column)}`.as(`s${i}`)]))
+      .where(sql<SqlBool>`not (${per.worthIt(owners)})`);
+    for (const k of keys) whole = whole.orderBy(sql.ref(k.column), direction);
+    whole = whole.limit(p._limit as number);
+    if (withOffset) whole = whole.offset(p._offset as number);
+    const either = sql`((${page}) union all (${whole})) as "pages"`;
+    let out = base
+      .clearWhere()
+      .clearSelect()
+      .select(keys.map((_, i) => sql<string>`${sql.ref(`pages.k${i}`)}`.as(`k${i}`)));
+    for (let i = 0; i < keys.length; i++) out = out.orderBy(sql.ref(`pages.s${i}`), direction);
+    return out.withPlugin(withFrom(either.toOperationNode(), ctes));
+  };
+
+/** Rows after the cursor's sort keys (placeholders `_k0`… in `p`). */
+const after = (keys: SortKey[], direction: 'asc' | 'desc', p: Record<string, unknown>) => {
+  const values = sql.join(keys.map((k, i) => sql`cast(${p[`_k${i}`]} as ${sql.raw(k.type)})`));
+  return sql<SqlBool>`(${sql.join(keys.map((k) => sql.ref(k.column)))}) ${sql.raw(direction === 'desc' ? '<' : '>')} (${values})`;
+};
 
 /** The query of one page's sort keys (as text) and ids: after the cursor, or at the page's offset. */
 export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, 'load' | 'idOf'>) {
@@ -280,15 +468,26 @@ export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, '
   const withOffset = !withCursor && r.page > 1;
   if (withOffset) extra._offset = (r.page - 1) * r.limit;
   const values = Object.keys(extra);
+  const per = r.perOwner;
+  const perOwner = per && idsPerOwner(r.keys, r.direction, withCursor, withOffset, per);
+  const inRuns = r.runs && idsInRuns(r.keys, r.direction, withCursor, withOffset, r.runs);
+  const lifted = per?.unscoped ?? r.runs?.unscoped;
+  // The base without its owner condition: the same shape built with `unscoped` (a builder is taken as it is).
+  const unscoped = (q: AnyQuery, p: Record<string, unknown>, on?: Kysely<any>): AnyQuery =>
+    lifted && on && base instanceof ShapedQuery ? (base.shape.build(on, { ...p, ...lifted }) as unknown as AnyQuery) : q;
   return {
     compile: (db?: Kysely<any>): CompiledQuery<Record<string, string>> =>
       derived(
         db,
         base,
-        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}`,
+        `ids ${signature} ${withCursor ? 'c' : ''}${withOffset ? 'o' : ''}${r.perOwner ? ` per ${r.perOwner.column}` : ''}${r.runs ? ' runs' : ''}`,
         { values },
         extra,
-        idsPage(r.keys, r.direction, withCursor, withOffset),
+        perOwner
+          ? (q, p, on) => perOwner(q, unscoped(q, p, on), p)
+          : inRuns
+            ? (q, p, on) => inRuns(unscoped(q, p, on), p)
+            : idsPage(r.keys, r.direction, withCursor, withOffset),
       ),
   };
 }

@@ -120,13 +120,14 @@ export class QueryShape<P extends object, O> {
 
   /**
    * A statement made from this one (a count, a page of ids), kept under `name`: `derive` receives
-   * this shape's builder output and the parameters (placeholders for `values`, as they are for
+   * this shape's builder output, the database it is built on (to build this shape again with other
+   * structure) and the parameters (placeholders for `values`, as they are for
    * `structure`); its own text is one per key of the combined parameters.
    */
   derive<Q extends object, O2>(
     name: string,
     options: ShapeParams<P & Q>,
-    derive: (query: Compilable<O>, p: P & Q) => Compilable<O2>,
+    derive: (query: Compilable<O>, p: P & Q, db: AnyDb) => Compilable<O2>,
   ): QueryShape<P & Q, O2> {
     let shape = this.#derived.get(name) as QueryShape<P & Q, O2> | undefined;
     if (!shape) {
@@ -136,7 +137,7 @@ export class QueryShape<P extends object, O> {
           structure: [...this.#structure, ...(options.structure ?? [])] as Array<keyof (P & Q) & string>,
           ...(options.text ? { text: options.text } : {}),
         },
-        (db, p) => derive(this.build(db, p), p),
+        (db, p) => derive(this.build(db, p), p, db),
       );
       this.#derived.set(name, shape as unknown as QueryShape<P, unknown>);
     }

@@ -1,5 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { AuthContext } from '../plugins/security.js';
+import type { PerOwner, Runs } from './paging.js';
 
 /** Access levels that see every record. */
 const GLOBAL_VIEW = new Set(['supervisor', 'admin', 'super_admin']);
@@ -37,7 +38,7 @@ export function ownedByScope(o: Ownership, userIdColumn: string): Expression<Sql
   if (o.scope === 'all') return sql<SqlBool>`true`;
   if (o.scope === 'team') {
     // `= any(array(…))`: the team is resolved once (an init plan), and the planner uses the column's index.
-    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(array(${teamUserIds(o.teamId as number)}))`;
+    return sql<SqlBool>`${sql.ref(userIdColumn)} = any(${teamMembers(o.teamId as number)})`;
   }
   return sql<SqlBool>`${sql.ref(userIdColumn)} = ${o.ownerId}`;
 }
@@ -50,6 +51,25 @@ export function ownedOrAssigned(auth: AuthContext, userIdColumn: string, assigne
 /** `ownedOrAssigned` from an `Ownership` (its values may be a query shape's placeholders). */
 export function ownedOrAssignedScope(o: Ownership, userIdColumn: string, assigneeColumn: string): Expression<SqlBool> {
   return sql<SqlBool>`(${ownedByScope(o, userIdColumn)} or ${sql.ref(assigneeColumn)} = ${o.ownerId})`;
+}
+
+/**
+ * `ownedOrAssignedScope` of one owner as paging's runs: the records they own, then those assigned
+ * to them that they do not own (the owner column is never null). Each run is an index range in
+ * the list's order, where the OR of two columns is none. Undefined for other scopes.
+ */
+export function ownedOrAssignedRuns(o: Ownership, userIdColumn: string, assigneeColumn: string): Runs | undefined {
+  if (o.scope !== 'own') return undefined;
+  return {
+    conditions: (p) => {
+      const me = p.ownerId ?? o.ownerId;
+      return [
+        sql<SqlBool>`${sql.ref(userIdColumn)} = ${me}`,
+        sql<SqlBool>`${sql.ref(assigneeColumn)} = ${me} and ${sql.ref(userIdColumn)} <> ${me}`,
+      ];
+    },
+    unscoped: { scope: 'all', orAssigned: false },
+  };
 }
 
 /** A scope that limits nothing. */
@@ -67,6 +87,20 @@ export function organizationSubtree(organizationId: number) {
 /** Ids of the users of an organization subtree. */
 export function teamUserIds(organizationId: number) {
   return sql<number>`select u.id from users u where u.organization_id in (${organizationSubtree(organizationId)})`;
+}
+
+/** Ids of the users of an organization subtree, as one array (`= any(…)`, `unnest(…)`). */
+export function teamMembers(organizationId: number) {
+  return sql<number[]>`array(${teamUserIds(organizationId)})`;
+}
+
+/**
+ * The owners a caller's list may be read by, one owner at a time (paging's `PerOwner`): the members
+ * of a team manager's team. Undefined for other scopes (one owner, or every record).
+ */
+export function teamOwners(o: Ownership, ownerColumn: string): PerOwner | undefined {
+  if (o.scope !== 'team') return undefined;
+  return { column: ownerColumn, owners: (p) => teamMembers((p.teamId ?? o.teamId) as number), unscoped: { scope: 'all' } };
 }
 
 /**

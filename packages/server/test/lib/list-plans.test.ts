@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { cappedCount, keysetIdsQuery, type SortKey } from '../../src/lib/paging.js';
-import { ownedBy } from '../../src/lib/scope.js';
+import { ownedBy, ownedOrAssignedRuns, ownership, teamOwners } from '../../src/lib/scope.js';
 import { listBase as actorBase } from '../../src/modules/actors/repository.js';
 import { topCustomersQuery } from '../../src/modules/actors/stats-repository.js';
 import { listBase as complaintBase } from '../../src/modules/complaints/repository.js';
@@ -115,6 +115,13 @@ describe('list query plans at scale', () => {
         transports('supervisor', supervisor, {}, [key('t.created_at'), tid]);
         transports('agent', agent, {}, [key('t.created_at'), tid]);
         transports('team manager', manager, {}, [key('t.created_at'), tid]);
+        // A team manager's page read member by member: each member's range of (created_by, created_at, id).
+        const perMember = keysetIdsQuery(transportBase(trx, supervisor, { unloadingPoint: 'paris' }), {
+          ...page([key('t.created_at'), tid]),
+          perOwner: teamOwners(ownership(manager), 't.created_by'),
+        });
+        cases.push(['transports team manager, member by member: page', perMember]);
+        expect(perMember.compile(trx).sql).toContain('cross join lateral');
         transports('by status', supervisor, {}, [key('t.status', 'text'), tid]);
         transports('by loading number', supervisor, {}, [key('t.loading_number', 'text'), tid]);
         transports('search', supervisor, { search: 'lyon' }, [key('t.created_at'), tid]);
@@ -127,6 +134,16 @@ describe('list query plans at scale', () => {
         complaints('default', {}, [key('c.created_at'), cid]);
         complaints('by updatedAt', {}, [key('c.updated_at'), cid]);
         complaints('search', { search: 'late' }, [key('c.created_at'), cid]);
+        // An agent's complaints, theirs or assigned to them: two index ranges (migration 0010).
+        for (const sort of ['c.created_at', 'c.updated_at']) {
+          cases.push([
+            `complaints mine or assigned by ${sort}: page`,
+            keysetIdsQuery(complaintBase(trx, sql`true`, { status: 'PENDING' }), {
+              ...page([key(sort), cid]),
+              runs: ownedOrAssignedRuns(ownership(agent), 'c.created_by', 'c.assigned_to'),
+            }),
+          ]);
+        }
         const topics = (name: string, search: string | undefined, keys: SortKey[]) => {
           const base = topicBase(trx, { page: 1, limit: 10, sortBy: 'recent', sortOrder: 'desc', ...(search ? { search } : {}) });
           cases.push(
@@ -163,7 +180,7 @@ describe('list query plans at scale', () => {
       .catch((error: unknown) => {
         if (error !== ROLLBACK) throw error;
       });
-    expect(checked).toHaveLength(35);
+    expect(checked).toHaveLength(38);
     const left = await t.db
       .selectFrom('forum_topics')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -1,6 +1,8 @@
-import { type CompiledQuery, sql } from 'kysely';
+import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_CAP, countCapped } from '../../src/lib/paging.js';
+import { COUNT_CAP, countCapped, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
+import { listBase as transportBase } from '../../src/modules/transports/repository.js';
+import type { AuthContext } from '../../src/plugins/security.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -147,6 +149,137 @@ describe('keyset paging (cursor) and the page cap', () => {
       expect(await total()).toBe(0);
     } finally {
       await sql`delete from transports where loading_point = 'Relocated quay' or loading_point like 'Totalcache quay %'`.execute(t.db);
+    }
+  });
+
+  it("reads a team manager's newest transports member by member: the same rows, order, pages and cursors as the whole team", async () => {
+    const manager = await t.token('manager');
+    const supervisor = await t.token('supervisor');
+    const team = await sql<{ id: number; organization_id: number }>`select u.id, u.organization_id from users u
+      where u.organization_id in (with recursive s(id) as (select organization_id from users where username = 'manager'
+        union select o.id from organizations o join s on o.parent_id = s.id) select id from s) order by u.id`.execute(t.db);
+    const members = team.rows.map((r) => r.id);
+    expect(members.length).toBeGreaterThan(1);
+    const organizationId = (await sql<{ o: number }>`select organization_id as o from users where username = 'manager'`.execute(t.db))
+      .rows[0]!.o;
+    // Several members, equal creation times (the id breaks ties), and a point filter some rows pass.
+    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, unloading_point, created_by, created_at)
+      select 'Driver', 'Member' || g, (select min(id) from vehicle_types), 'Memberwalk quay ' || g,
+        case when g % 3 = 0 then 'Memberwalk Dakar' else 'Memberwalk Lyon' end, (${members}::int[])[1 + g % ${members.length}::int],
+        timestamptz '2026-01-01' + (g / 4) * interval '1 minute'
+      from generate_series(1, 60) g`.execute(t.db);
+    try {
+      for (const filter of [{ loadingPoint: 'memberwalk' }, { unloadingPoint: 'memberwalk dakar' }]) {
+        const whole = await t.call('listAdminTransports', { token: supervisor, query: { ...filter, organizationId, limit: 100 } });
+        const expected = ids(whole.body);
+        expect(expected.length).toBeGreaterThan(10);
+        const mine = await t.call('listTransports', { token: manager, query: { ...filter, limit: 100 } });
+        expect(ids(mine.body)).toEqual(expected);
+        expect(mine.body.result.meta.total).toBe(whole.body.result.meta.total);
+        const page3 = await t.call('listTransports', { token: manager, query: { ...filter, limit: 4, page: 3 } });
+        expect(ids(page3.body)).toEqual(expected.slice(8, 12));
+        const walked: number[] = [];
+        let cursor: string | undefined;
+        for (let i = 0; i < 40; i++) {
+          const res = await t.call('listTransports', { token: manager, query: { ...filter, limit: 3, ...(cursor ? { cursor } : {}) } });
+          walked.push(...ids(res.body));
+          cursor = res.body.result.meta.next_cursor ?? undefined;
+          if (!cursor) break;
+        }
+        expect(walked).toEqual(expected);
+        const ascending = await t.call('listTransports', { token: manager, query: { ...filter, limit: 100, sortOrder: 'ASC' } });
+        expect(ids(ascending.body)).toEqual([...expected].reverse());
+        // Both plans of the statement, member by member or the whole order, whatever the team's share decides here.
+        const everyone = { accessLevel: 'supervisor', userId: 0, organizationId: null } as unknown as AuthContext;
+        const keys: SortKey[] = [
+          { column: 't.created_at', type: 'timestamptz' },
+          { column: 't.id', type: 'integer' },
+        ];
+        for (const worthIt of [undefined, true, false]) {
+          const base = transportBase(t.db, everyone, { ...filter, organizationId });
+          const perOwner: PerOwner = {
+            column: 't.created_by',
+            owners: () => sql`${members}::int[]`,
+            ...(worthIt === undefined ? {} : { worthIt: () => sql<SqlBool>`${sql.lit(worthIt)}` }),
+          };
+          const pageOf = async (request: { page: number; limit: number; cursor?: string }) =>
+            (await t.db.executeQuery(keysetIdsQuery(base, { keys, direction: 'desc', ...request, perOwner }).compile(t.db))).rows.map((r) =>
+              Number(r.k1),
+            );
+          expect(await pageOf({ page: 1, limit: 100 }), String(worthIt)).toEqual(expected);
+          expect(await pageOf({ page: 3, limit: 4 }), String(worthIt)).toEqual(expected.slice(8, 12));
+        }
+      }
+    } finally {
+      await sql`delete from transports where loading_point like 'Memberwalk quay %'`.execute(t.db);
+    }
+  });
+
+  it('turns the sort keys of an offset page into text for the page rows only, not for the rows skipped', async () => {
+    const everyone = { accessLevel: 'supervisor', userId: 0, organizationId: null } as unknown as AuthContext;
+    const keys: SortKey[] = [
+      { column: 't.created_at', type: 'timestamptz' },
+      { column: 't.id', type: 'integer' },
+    ];
+    const base = transportBase(t.db, everyone, {});
+    const deep = keysetIdsQuery(base, { keys, direction: 'desc', page: 3, limit: 2 }).compile(t.db);
+    // The text conversions sit outside the subquery that skips the rows.
+    expect(deep.sql).toMatch(/^select "page"\."s0"::text as "k0", "page"\."s1"::text as "k1" from \(select .* offset \$\d+\) as "page"/);
+    const all = await t.db.executeQuery(keysetIdsQuery(base, { keys, direction: 'desc', page: 1, limit: 10 }).compile(t.db));
+    const third = await t.db.executeQuery(deep);
+    expect(third.rows).toEqual(all.rows.slice(4, 6));
+  });
+
+  it("reads an agent's complaints (theirs or assigned to them) as two index ranges: the same rows, order, pages and cursors", async () => {
+    const agent = await t.token('agent');
+    const me = (await sql<{ id: number }>`select id from users where username = 'agent'`.execute(t.db)).rows[0]!.id;
+    const other = (await sql<{ id: number }>`select id from users where username = 'agent2'`.execute(t.db)).rows[0]!.id;
+    // Mine, assigned to me, mine and assigned to me (once only), and another agent's; equal update times.
+    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+      select 'Driver', 'Runwalk' || g, (select min(id) from vehicle_types), 'Runwalk quay ' || g, ${me}::int from generate_series(1, 40) g`.execute(
+      t.db,
+    );
+    await sql`insert into complaints (label, description, location, transport_id, created_by, assigned_to, created_at, updated_at)
+      select 'Runwalk ' || g, 'Late', 'Paris', tr.id, case when g % 4 in (0, 1) then ${me}::int else ${other}::int end,
+        case when g % 4 in (1, 2) then ${me}::int end,
+        timestamptz '2026-01-01' + (g / 3) * interval '1 minute', timestamptz '2026-02-01' - (g / 3) * interval '1 minute'
+      from (select id, row_number() over (order by id) as g from transports where loading_point like 'Runwalk quay %') tr`.execute(t.db);
+    try {
+      for (const sortBy of ['createdAt', 'updatedAt'] as const) {
+        const order = sortBy === 'createdAt' ? sql`created_at desc, id desc` : sql`updated_at desc, id desc`;
+        const expected = (
+          await sql<{
+            id: number;
+          }>`select id from complaints where label like 'Runwalk %' and (created_by = ${me}::int or assigned_to = ${me}::int)
+            order by ${order}`.execute(t.db)
+        ).rows.map((r) => r.id);
+        expect(expected).toHaveLength(30);
+        const all = await t.call('listComplaints', { token: agent, query: { label: 'runwalk', sortBy, limit: 100 } });
+        expect(ids(all.body)).toEqual(expected);
+        expect(all.body.result.meta.total).toBe(30);
+        const page3 = await t.call('listComplaints', { token: agent, query: { label: 'runwalk', sortBy, limit: 4, page: 3 } });
+        expect(ids(page3.body)).toEqual(expected.slice(8, 12));
+        const walked: number[] = [];
+        let cursor: string | undefined;
+        for (let i = 0; i < 20; i++) {
+          const res = await t.call('listComplaints', {
+            token: agent,
+            query: { label: 'runwalk', sortBy, limit: 7, ...(cursor ? { cursor } : {}) },
+          });
+          walked.push(...ids(res.body));
+          cursor = res.body.result.meta.next_cursor ?? undefined;
+          if (!cursor) break;
+        }
+        expect(walked).toEqual(expected);
+        const ascending = await t.call('listComplaints', {
+          token: agent,
+          query: { label: 'runwalk', sortBy, sortOrder: 'ASC', limit: 100 },
+        });
+        expect(ids(ascending.body)).toEqual([...expected].reverse());
+      }
+    } finally {
+      await sql`delete from complaints where label like 'Runwalk %'`.execute(t.db);
+      await sql`delete from transports where loading_point like 'Runwalk quay %'`.execute(t.db);
     }
   });
 });

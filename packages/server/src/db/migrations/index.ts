@@ -8,6 +8,7 @@ import * as m0006 from './0006_file_store.js';
 import * as m0007 from './0007_scale_statistics.js';
 import * as m0008 from './0008_config_counts.js';
 import * as m0009 from './0009_statistics_rollups.js';
+import * as m0010 from './0010_complaint_runs.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_scale_statistics': m0007,
   '0008_config_counts': m0008,
   '0009_statistics_rollups': m0009,
+  '0010_complaint_runs': m0010,
 };

@@ -1,6 +1,6 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
-import { ownedByScope, ownedOrAssignedScope } from '../../lib/scope.js';
+import { ownedByScope, ownedOrAssignedRuns, ownedOrAssignedScope } from '../../lib/scope.js';
 import type { ComplaintScope } from './rules.js';
 import type { Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
@@ -151,6 +151,9 @@ export function listPage(db: Db, scope: ComplaintScope, f: ComplaintFilters & { 
     load: (ids) => complaintsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
+    // An agent's complaints, theirs or assigned to them: two index ranges in date order (migration 0010).
+    runs:
+      scope.orAssigned && (f.sortBy ?? 'createdAt') !== 'status' ? ownedOrAssignedRuns(scope, 'c.created_by', 'c.assigned_to') : undefined,
   });
 }
 

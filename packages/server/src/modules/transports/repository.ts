@@ -1,12 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
-import { type Ownership, ownedBy, ownedByScope, ownership, teamUserIds } from '../../lib/scope.js';
+import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 import { keysetBatches } from '../../lib/keyset-batches.js';
-import { fetchKeysetPage, type SortKey, totalsCache } from '../../lib/paging.js';
+import { fetchKeysetPage, type PerOwner, type SortKey, totalsCache } from '../../lib/paging.js';
 
 export type Db = Kysely<Database>;
 
@@ -209,9 +209,27 @@ const transportsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }
 /** Totals of the transports lists, reused while no transport changes (paging through a filtered list counts it once). */
 const totals = totalsCache('transports');
 
+/**
+ * A team's transports read member by member (paging's PerOwner) when members × the team's
+ * transports (the roll-up of migration 0009) < the table's rows (the planner's count of them).
+ */
+function byMember(params: BaseParams): PerOwner | undefined {
+  const team = teamOwners(params, 't.created_by');
+  if (!team) return undefined;
+  return {
+    ...team,
+    worthIt: (members) => sql<SqlBool>`(select count(*) from unnest(${members})) * (select coalesce(sum(c.transports), 0)
+      from transport_user_counts c where c.created_by = any(${members})) < (select reltuples from pg_class where oid = 'transports'::regclass)`,
+  };
+}
+
+/** Whether a text filter (point or search) keeps a small share of the rows: the walk of the whole order then skips many. */
+const textFiltered = (p: BaseParams) => p.loadingPattern !== undefined || p.unloadingPattern !== undefined || p.searchPattern !== undefined;
+
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
-  return fetchKeysetPage(db, baseShape.with(baseParams(auth, f)), {
+  const params = baseParams(auth, f);
+  return fetchKeysetPage(db, baseShape.with(params), {
     keys: [SORT_KEYS[f.sortBy ?? 'createdAt'], { column: 't.id', type: 'integer' }],
     direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
     page: f.page,
@@ -220,6 +238,10 @@ export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page
     load: (ids) => transportsById.execute(db, { ids }),
     idOf: (row) => row.id,
     totals,
+    // A team's newest first with a text filter: member by member on (created_by, created_at, id), when
+    // the team's share of the table is small. Without one, the whole order's walk passes one team row in
+    // (team's share) and costs less than the two plans' planning (measured: 1.1 vs 2.3 ms at 10k, 2.0 vs 4.0 at 1M).
+    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' && textFiltered(params) ? byMember(params) : undefined,
   });
 }
 
