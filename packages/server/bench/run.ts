@@ -221,5 +221,10 @@ const report = [
 ].join('\n');
 mkdirSync(join(here, 'results'), { recursive: true });
 writeFileSync(join(here, 'results', 'latest.md'), report);
-writeFileSync(join(here, 'results', `${transports}.md`), report);
-console.log(`written to bench/results/latest.md and bench/results/${transports}.md`);
+if (only) {
+  // A subset (BENCH_ONLY) never replaces the dataset's full table.
+  console.log('written to bench/results/latest.md');
+} else {
+  writeFileSync(join(here, 'results', `${transports}.md`), report);
+  console.log(`written to bench/results/latest.md and bench/results/${transports}.md`);
+}
