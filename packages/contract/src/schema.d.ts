@@ -5852,7 +5852,8 @@ export interface components {
          *     reading 1,001 index entries, whatever the size of the table. When the planner expects more than
          *     5,000 matches, the estimate is answered without counting at all (the planner's estimate of the
          *     same filtered list is reused for up to a minute: it changes only when the table's statistics
-         *     are refreshed). The threshold is the depth a
+         *     are refreshed). Once counting has found more than 1,000 matches, the same filtered list answers
+         *     the estimate without counting again for that minute. The threshold is the depth a
          *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
          *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
          *     transport and complaint lists, the total of the same filtered list is counted once and reused

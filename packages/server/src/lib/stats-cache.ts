@@ -5,20 +5,37 @@ import { shareResult } from '../http/shared-results.js';
 export const STATS_TTL_MS = 10_000;
 const MAX_ENTRIES = 500;
 
-/** Tables with a change counter (`<table>_change_seq`, migrations 0004 and 0007). */
-export type CountedTable = 'transports' | 'complaints' | 'forum_topics' | 'forum_messages' | 'forum_reports' | 'categories' | 'actors';
+/** Tables with a change counter (`<table>_change_seq`, migrations 0004, 0007 and 0011). */
+export type CountedTable =
+  | 'transports'
+  | 'complaints'
+  | 'forum_topics'
+  | 'forum_messages'
+  | 'forum_reports'
+  | 'categories'
+  | 'actors'
+  | 'organizations'
+  | 'users';
+
+/**
+ * What a team is made of: the organization tree and the users' organizations. Every cached answer
+ * depends on them (a team manager's answers are computed over their subtree and its members).
+ */
+const TEAM_TABLES: CountedTable[] = ['organizations', 'users'];
 
 /**
  * A short cache for statistics read from some tables, invalidated by the tables' change counters
  * (sequences advanced by every writing statement that touches a column the statistics read): an
  * entry is reused only while every counter is unchanged and for at most STATS_TTL_MS; reading the
- * counters costs one trivial query. Concurrent requests for the same key share one computation; each database handle has its own entries.
+ * counters costs one trivial query. The team tables' counters are always read (TEAM_TABLES). Concurrent requests for the same key share one computation; each database handle has its own entries.
  */
 export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
   // One map per database handle: apps on different databases in one process never share answers.
   const perDatabase = new WeakMap<object, Map<string, { version: string; at: number; value: Promise<T> }>>();
   const counters = sql.join(
-    tables.map((table) => sql`(select last_value::text || is_called::text from ${sql.table(`${table}_change_seq`)})`),
+    [...new Set([...tables, ...TEAM_TABLES])].map(
+      (table) => sql`(select last_value::text || is_called::text from ${sql.table(`${table}_change_seq`)})`,
+    ),
     sql` || ':' || `,
   );
   // Compiled once: the same text for every database of the API (PostgreSQL's dialect), no parameters.

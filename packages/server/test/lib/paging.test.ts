@@ -95,10 +95,9 @@ describe('keyset paging (cursor) and the page cap', () => {
     }
   });
 
-  it('asks the planner for the estimate of the same count once, and again for other parameters', async () => {
-    const statements: string[] = [];
-    // The database as countCapped sees it, recording each statement it sends.
-    const db = new Proxy(t.db, {
+  /** The database as countCapped sees it, recording each statement it sends in `statements`. */
+  const recording = (statements: string[]) =>
+    new Proxy(t.db, {
       get(target, property) {
         if (property === 'executeQuery') {
           return (query: CompiledQuery) => {
@@ -110,6 +109,10 @@ describe('keyset paging (cursor) and the page cap', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
+
+  it('asks the planner for the estimate of the same count once, and again for other parameters', async () => {
+    const statements: string[] = [];
+    const db = recording(statements);
     await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
       select 'Driver', 'Estimate' || g, (select min(id) from vehicle_types), 'Estimate yard ' || g, (select min(id) from users)
       from generate_series(1, 3) g`.execute(t.db);
@@ -124,6 +127,28 @@ describe('keyset paging (cursor) and the page cap', () => {
       expect(statements).toHaveLength(5);
     } finally {
       await sql`delete from transports where loading_point like 'Estimate yard %'`.execute(t.db);
+    }
+  });
+
+  it('does not count again, for a minute, a list already found beyond 1,000 rows', async () => {
+    const statements: string[] = [];
+    const db = recording(statements);
+    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+      select 'Driver', 'Beyond' || g, (select min(id) from vehicle_types), 'Beyondcap wharf ' || g, (select min(id) from users)
+      from generate_series(1, 1001) g`.execute(t.db);
+    try {
+      const base = t.db.selectFrom('transports').select('id').where('loading_point', 'ilike', '%beyondcap wharf%');
+      const first = await countCapped(db, base);
+      expect(first.exact).toBe(false);
+      expect(first.total).toBeGreaterThanOrEqual(1001);
+      expect(statements.filter((text) => text.startsWith('explain'))).toHaveLength(1);
+      expect(statements.filter((text) => text.includes('count(*)'))).toHaveLength(1);
+      const sent = statements.length;
+      expect(await countCapped(db, base)).toEqual(first);
+      // Neither the estimate nor the rows were asked for again.
+      expect(statements).toHaveLength(sent);
+    } finally {
+      await sql`delete from transports where loading_point like 'Beyondcap wharf %'`.execute(t.db);
     }
   });
 

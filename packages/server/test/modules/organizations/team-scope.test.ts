@@ -30,6 +30,34 @@ describe('the organization tree drives team scope', () => {
     expect((await t.call('getAgentById', { token: manager, params: { id: agent } })).status).toBe(200);
     expect((await t.call('getAgentById', { token: manager, params: { id: agent2 } })).status).toBe(404);
     expect((await t.call('getOrganizationById', { token: manager, params: { id: beta } })).status).toBe(404);
+    // Team statistics are cached (lib/stats-cache.ts): computed now, they must not survive the move.
+    const teamAgents = async (organizations: number[]) =>
+      (
+        await t.db
+          .selectFrom('actors')
+          .select('id')
+          .where('actor_role', '=', 'AGENT')
+          .where('organization_id', 'in', organizations)
+          .execute()
+      ).length;
+    const teamTransports = async (organizations: number[]) =>
+      Number(
+        (
+          await t.db
+            .selectFrom('transports as x')
+            .innerJoin('users as u', 'u.id', 'x.created_by')
+            .where('u.organization_id', 'in', organizations)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const statsBefore = await t.call('getActorStats', { token: manager });
+    expect(statsBefore.body.result.agents.total).toBe(await teamAgents([alpha]));
+    const transportsBefore = await t.call('getTransportStats', { token: manager });
+    expect(transportsBefore.body.result.total).toBe(await teamTransports([alpha]));
+    // The scenario is meaningful only if Team Beta brings agents and transports of its own.
+    expect(await teamAgents([alpha, beta])).toBeGreaterThan(await teamAgents([alpha]));
+    expect(await teamTransports([alpha, beta])).toBeGreaterThan(await teamTransports([alpha]));
 
     const moved = await t.call('updateOrganization', { token: await t.token('admin'), params: { id: beta }, body: { parentId: alpha } });
     expect(moved.status).toBe(200);
@@ -51,12 +79,8 @@ describe('the organization tree drives team scope', () => {
     expect(alphaDetail.body.result.children).toEqual([{ id: beta, name: 'Team Beta', type: 'TEAM' }]);
 
     const stats = await t.call('getActorStats', { token: manager });
-    const agents = await t.db
-      .selectFrom('actors')
-      .select('id')
-      .where('actor_role', '=', 'AGENT')
-      .where('organization_id', 'in', [alpha, beta])
-      .execute();
-    expect(stats.body.result.agents.total).toBe(agents.length);
+    expect(stats.body.result.agents.total).toBe(await teamAgents([alpha, beta]));
+    const transports = await t.call('getTransportStats', { token: manager });
+    expect(transports.body.result.total).toBe(await teamTransports([alpha, beta]));
   });
 });
