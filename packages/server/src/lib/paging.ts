@@ -21,6 +21,7 @@ import { ListError } from '../http/errors.js';
 import { customPlan } from '../db/prepared.js';
 import { type ShapeParams, ShapedQuery } from './query-shape.js';
 import { statsCache } from './stats-cache.js';
+import { databaseMemory } from './database-memory.js';
 
 /** Totals are exact up to this many matching rows; beyond it they are the planner's estimate. */
 export const COUNT_CAP = 1_000;
@@ -257,15 +258,11 @@ interface Estimate {
 }
 
 // One map per database handle, like the statistics caches.
-const estimates = new WeakMap<object, Map<string, Estimate>>();
+const estimates = databaseMemory<Estimate>(MAX_ESTIMATES);
 
 /** The planner's estimate of the rows `explain` counts, reused (with what counting found) for ESTIMATE_TTL_MS. */
 async function plannerEstimate(db: Kysely<any>, explain: CompiledQuery): Promise<Estimate> {
-  let kept = estimates.get(db);
-  if (!kept) {
-    kept = new Map();
-    estimates.set(db, kept);
-  }
+  const kept = estimates.of(db);
   const key = `${explain.sql}\u0000${JSON.stringify(explain.parameters)}`;
   const hit = kept.get(key);
   if (hit && Date.now() - hit.at < ESTIMATE_TTL_MS) return hit;
@@ -273,9 +270,7 @@ async function plannerEstimate(db: Kysely<any>, explain: CompiledQuery): Promise
   const raw = plan.rows[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: { 'Plan Rows': number } }>;
   const entry = { estimate: Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0), at: Date.now(), beyondCap: false };
-  kept.delete(key);
-  if (kept.size >= MAX_ESTIMATES) kept.delete(kept.keys().next().value!);
-  kept.set(key, entry);
+  estimates.remember(kept, key, entry);
   return entry;
 }
 

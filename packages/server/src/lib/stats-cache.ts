@@ -1,5 +1,6 @@
 import { type CompiledQuery, sql, type Kysely } from 'kysely';
 import { shareResult } from '../http/shared-results.js';
+import { databaseMemory } from './database-memory.js';
 
 /** How long a computed statistics answer may be reused while its tables have not changed. */
 export const STATS_TTL_MS = 10_000;
@@ -27,11 +28,11 @@ const TEAM_TABLES: CountedTable[] = ['organizations', 'users'];
  * A short cache for statistics read from some tables, invalidated by the tables' change counters
  * (sequences advanced by every writing statement that touches a column the statistics read): an
  * entry is reused only while every counter is unchanged and for at most STATS_TTL_MS; reading the
- * counters costs one trivial query. The team tables' counters are always read (TEAM_TABLES). Concurrent requests for the same key share one computation; each database handle has its own entries.
+ * counters costs one trivial query. The team tables' counters are always read (TEAM_TABLES). Concurrent requests for the same key share one computation; each database handle has its own entries (lib/database-memory.ts).
  */
 export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
   // One map per database handle: apps on different databases in one process never share answers.
-  const perDatabase = new WeakMap<object, Map<string, { version: string; at: number; value: Promise<T> }>>();
+  const memory = databaseMemory<{ version: string; at: number; value: Promise<T> }>(MAX_ENTRIES);
   const counters = sql.join(
     [...new Set([...tables, ...TEAM_TABLES])].map(
       (table) => sql`(select last_value::text || is_called::text from ${sql.table(`${table}_change_seq`)})`,
@@ -44,18 +45,12 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
     read ??= sql<{ v: string }>`select ${counters} as v`.compile(db);
     const { rows } = await db.executeQuery(read);
     const version = rows[0]?.v ?? '';
-    let entries = perDatabase.get(db);
-    if (!entries) {
-      entries = new Map();
-      perDatabase.set(db, entries);
-    }
+    const entries = memory.of(db);
     const hit = entries.get(key);
     if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) return hit.value;
     // Every hit returns the same object: its answer's body is serialized once (http/shared-results.ts).
     const value = compute().then(shareResult);
-    entries.delete(key);
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, { version, at: Date.now(), value });
+    memory.remember(entries, key, { version, at: Date.now(), value });
     value.catch(() => entries.delete(key));
     return value;
   };

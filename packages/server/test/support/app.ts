@@ -4,7 +4,7 @@ import type { FastifyInstance, HTTPMethods, InjectOptions, LightMyRequestRespons
 import { sql, type Kysely } from 'kysely';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { invalidateAnnouncementCaches } from '../../src/modules/announcements/cache.js';
+import { forgetReplacedDatabase } from '../../src/modules/sandbox/handlers.js';
 import { testConfig, type Config } from '../../src/config.js';
 import { connect } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/schema.js';
@@ -138,8 +138,7 @@ async function buildShared(overrides: Partial<Config>, first: Kysely<Database>):
     app,
     async use(db) {
       switchable.use(db);
-      app.sessions.clear();
-      await invalidateAnnouncementCaches(app);
+      await forgetReplacedDatabase(app);
     },
   };
 }

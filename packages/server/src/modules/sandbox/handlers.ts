@@ -1,7 +1,20 @@
+import type { FastifyInstance } from 'fastify';
 import { reloadDatabase } from '../../db/reloadable.js';
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
+import { forgetDatabaseMemory } from '../../lib/database-memory.js';
 import { invalidateAnnouncementCaches } from '../announcements/cache.js';
+
+/**
+ * What the process holds about a database whose data was replaced under the server (the reset
+ * below; the tests' copies switched under a shared app): trusted sessions, the announcement caches,
+ * cached statistics, totals and planner estimates. All of it is dropped.
+ */
+export async function forgetReplacedDatabase(server: FastifyInstance): Promise<void> {
+  server.sessions.clear();
+  forgetDatabaseMemory(server.db);
+  await invalidateAnnouncementCaches(server);
+}
 
 export const sandboxHandlers: ModuleHandlers<'resetSandbox'> = {
   async resetSandbox(req) {
@@ -14,8 +27,7 @@ export const sandboxHandlers: ModuleHandlers<'resetSandbox'> = {
     if (!(await reloadDatabase(req.server.db))) {
       throw new Error('sandbox reset needs the in-memory embedded database opened from a dump');
     }
-    req.server.sessions.clear();
-    await invalidateAnnouncementCaches(req.server);
+    await forgetReplacedDatabase(req.server);
     return {
       message: 'Sandbox reset to its demo data',
       result: { restoredAt: new Date().toISOString(), durationMs: Math.round((performance.now() - started) * 10) / 10 },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { createTestApp, DEMO_PASSWORD, type TestApp } from '../../support/app.js';
+import { loadRefs, transportBody } from '../transports/fixtures.js';
 
 describe('POST /sandbox/reset in sandbox mode', () => {
   let t: TestApp;
@@ -53,6 +54,26 @@ describe('POST /sandbox/reset in sandbox mode', () => {
     expect(after).toContain(safety);
     // The harness's own handle on the database sees the same reset data.
     expect(await t.db.selectFrom('tags').select('name').where('name', '=', 'sandbox-made').execute()).toEqual([]);
+  });
+
+  it('answers statistics about the data after a reset, not about the same point before it', async () => {
+    // The reset puts the change counters that validate cached statistics back where they were: a
+    // transport created before it and one created after it leave them at the same values.
+    const refs = await loadRefs(t);
+    const login = async (username: string) =>
+      (await t.call('login', { body: { username, password: DEMO_PASSWORD } })).body.result.access_token as string;
+    const valueAfterCreating = async (totalProductValue: number) => {
+      const created = await t.call('createTransport', { token: await login('agent'), body: transportBody(refs, { totalProductValue }) });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const stats = await t.call('getTransportStats', { token: await login('supervisor') });
+      expect(stats.status).toBe(200);
+      return stats.body.result.totalProductValue as number;
+    };
+    expect((await t.call('resetSandbox')).status).toBe(200);
+    const before = await valueAfterCreating(1000);
+    expect((await t.call('resetSandbox')).status).toBe(200);
+    const after = await valueAfterCreating(7);
+    expect(before - after).toBeCloseTo(993, 2);
   });
 
   it('lets requests that arrive during a reset wait for it and see the initial data', async () => {
