@@ -72,13 +72,17 @@ describe('keyset paging (cursor) and the page cap', () => {
     ]);
   });
 
+  /** Transports `from`..`to` of a test's own, loaded at `<place> <n>` by the first user. */
+  const insertTransportsAt = (place: string, from: number, to: number) =>
+    sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
+      select 'Driver', 'No' || g, (select min(id) from vehicle_types), ${place} || ' ' || g, (select min(id) from users)
+      from generate_series(${from}::int, ${to}::int) g`.execute(t.db);
+  const deleteTransportsAt = (place: string) => sql`delete from transports where loading_point like ${`${place} %`}`.execute(t.db);
+
   it('counts the total exactly up to 1,000 matching rows and answers an estimate beyond', async () => {
     expect(COUNT_CAP).toBe(1000);
     const token = await t.token('supervisor');
-    const insert = (from: number, to: number) =>
-      sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
-        select 'Driver', 'Cap' || g, (select min(id) from vehicle_types), 'Capcount terminal ' || g, (select min(id) from users)
-        from generate_series(${from}::int, ${to}::int) g`.execute(t.db);
+    const insert = (from: number, to: number) => insertTransportsAt('Capcount terminal', from, to);
     const query = { loadingPoint: 'capcount', limit: 10 };
     await insert(1, 1000);
     try {
@@ -91,7 +95,7 @@ describe('keyset paging (cursor) and the page cap', () => {
       expect(beyond.body.result.meta.total).toBeGreaterThanOrEqual(1001);
       expect(beyond.body.result.data).toHaveLength(10);
     } finally {
-      await sql`delete from transports where loading_point like 'Capcount terminal %'`.execute(t.db);
+      await deleteTransportsAt('Capcount terminal');
     }
   });
 
@@ -113,9 +117,7 @@ describe('keyset paging (cursor) and the page cap', () => {
   it('asks the planner for the estimate of the same count once, and again for other parameters', async () => {
     const statements: string[] = [];
     const db = recording(statements);
-    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
-      select 'Driver', 'Estimate' || g, (select min(id) from vehicle_types), 'Estimate yard ' || g, (select min(id) from users)
-      from generate_series(1, 3) g`.execute(t.db);
+    await insertTransportsAt('Estimate yard', 1, 3);
     try {
       const base = (pattern: string) => t.db.selectFrom('transports').select('id').where('loading_point', 'ilike', pattern);
       expect(await countCapped(db, base('%estimate yard%'))).toEqual({ total: 3, exact: true });
@@ -126,16 +128,14 @@ describe('keyset paging (cursor) and the page cap', () => {
       expect(explains).toHaveLength(2);
       expect(statements).toHaveLength(5);
     } finally {
-      await sql`delete from transports where loading_point like 'Estimate yard %'`.execute(t.db);
+      await deleteTransportsAt('Estimate yard');
     }
   });
 
   it('does not count again, for a minute, a list already found beyond 1,000 rows', async () => {
     const statements: string[] = [];
     const db = recording(statements);
-    await sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
-      select 'Driver', 'Beyond' || g, (select min(id) from vehicle_types), 'Beyondcap wharf ' || g, (select min(id) from users)
-      from generate_series(1, 1001) g`.execute(t.db);
+    await insertTransportsAt('Beyondcap wharf', 1, 1001);
     try {
       const base = t.db.selectFrom('transports').select('id').where('loading_point', 'ilike', '%beyondcap wharf%');
       const first = await countCapped(db, base);
@@ -148,17 +148,18 @@ describe('keyset paging (cursor) and the page cap', () => {
       // Neither the estimate nor the rows were asked for again.
       expect(statements).toHaveLength(sent);
     } finally {
-      await sql`delete from transports where loading_point like 'Beyondcap wharf %'`.execute(t.db);
+      await deleteTransportsAt('Beyondcap wharf');
     }
   });
 
   it('answers the total of the same filtered list afresh after every write to the table', async () => {
     const token = await t.token('supervisor');
     const query = { loadingPoint: 'totalcache', limit: 2 };
-    const insert = (n: number) =>
-      sql`insert into transports (charger_first_name, charger_last_name, vehicle_type_id, loading_point, created_by)
-        select 'Driver', 'Cache' || g, (select min(id) from vehicle_types), 'Totalcache quay ' || g, (select min(id) from users)
-        from generate_series(1, ${n}::int) g`.execute(t.db);
+    let inserted = 0;
+    const insert = async (n: number) => {
+      await insertTransportsAt('Totalcache quay', inserted + 1, inserted + n);
+      inserted += n;
+    };
     const total = async () => (await t.call('listTransports', { token, query })).body.result.meta.total;
     try {
       await insert(3);
@@ -170,7 +171,7 @@ describe('keyset paging (cursor) and the page cap', () => {
         t.db,
       );
       expect(await total()).toBe(3);
-      await sql`delete from transports where loading_point like 'Totalcache quay %'`.execute(t.db);
+      await deleteTransportsAt('Totalcache quay');
       expect(await total()).toBe(0);
     } finally {
       await sql`delete from transports where loading_point = 'Relocated quay' or loading_point like 'Totalcache quay %'`.execute(t.db);
@@ -236,7 +237,7 @@ describe('keyset paging (cursor) and the page cap', () => {
         }
       }
     } finally {
-      await sql`delete from transports where loading_point like 'Memberwalk quay %'`.execute(t.db);
+      await deleteTransportsAt('Memberwalk quay');
     }
   });
 
@@ -304,7 +305,7 @@ describe('keyset paging (cursor) and the page cap', () => {
       }
     } finally {
       await sql`delete from complaints where label like 'Runwalk %'`.execute(t.db);
-      await sql`delete from transports where loading_point like 'Runwalk quay %'`.execute(t.db);
+      await deleteTransportsAt('Runwalk quay');
     }
   });
 });
