@@ -13,7 +13,10 @@
  * keeps compiling a process's hot code in background threads for tens of seconds of load, and that
  * CPU counts in the process's time: with a short warm-up the first scenarios' CPU per request is
  * partly compilation (more for the server, which runs far more code than the bare replay). A
- * longer warm-up (e.g. 10) measures the steady state.
+ * longer warm-up (e.g. 10) measures the steady state. Before any measurement, a priming pass
+ * (BENCH_PRIME seconds per scenario, default 1; 0 skips it) loads every scenario once on both
+ * processes, as a server that has been answering a mix of requests has compiled its code paths:
+ * without it the first scenarios measured pay for compiling the code the later ones share.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,7 @@ import { benchDatabaseUrl } from './target.js';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const warmup = Number(process.env.BENCH_WARMUP ?? 1);
+const prime = Number(process.env.BENCH_PRIME ?? 1);
 const only = process.env.BENCH_ONLY?.split('|').filter(Boolean);
 const url = benchDatabaseUrl();
 const here = new URL('.', import.meta.url).pathname;
@@ -192,6 +196,13 @@ const header =
   '| scenario | role | full p50 ms | full mean ms | full p99 ms | full req/s | full CPU µs/req | bare p50 ms | bare req/s | bare CPU µs/req | full/bare req/s | bare/full CPU |';
 console.log(`${transports} transports; ${connections} connection(s), ${seconds} s per run`);
 console.log(header);
+if (prime > 0) {
+  for (const s of list) {
+    await autocannon(`${server}${s.path}`, s, prime);
+    const i = replays.findIndex((r) => r.name === s.name);
+    if (i >= 0) await autocannon(`${bare}/replay/${i}`, null, prime);
+  }
+}
 for (const s of list) {
   const full = await load(`${server}${s.path}`, s, serverProcess.pid);
   const i = replays.findIndex((r) => r.name === s.name);
@@ -210,7 +221,7 @@ const machine = `${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem(
 const report = [
   `# Benchmark: ${transports.toLocaleString('en')} transports`,
   '',
-  `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a ${warmup} s warm-up;`,
+  `Machine: ${machine}. PostgreSQL at ${new URL(url).host}. ${connections} connection(s), ${seconds} s per run after a ${warmup} s warm-up (and a ${prime} s priming pass of every scenario);`,
   'server (`node dist/server.js`), bare replay and load generator in three processes. CPU µs/req: CPU time of the',
   'answering process during the run over the requests answered (steady on a shared machine, unlike req/s).',
   '',

@@ -79,9 +79,12 @@ export function linkedPageMeta(total: number, page: number, limit: number, extra
 }
 
 /**
- * Runs one page of a filtered, ordered query and the count of all its rows.
- * `query` carries the joins, filters, selection and order; the count reuses its filters. A query
- * shape (lib/query-shape.ts) compiles its count and its page once per shape key.
+ * Runs one page of a filtered, ordered query and the count of its rows, for lists without an
+ * id-first or keyset page (small tables, one topic's messages, one account's sessions).
+ * `query` carries the joins, filters, selection and order; the count reuses its filters and, for
+ * a query shape (lib/query-shape.ts), is capped like every list's total (exact up to COUNT_CAP,
+ * the planner's estimate beyond: the contract's PageMeta). A query shape compiles its count and
+ * its page once per shape key; a builder (built per request) is counted exactly.
  */
 export async function fetchPage<O>(
   query: Listable<O>,
@@ -89,13 +92,12 @@ export async function fetchPage<O>(
   limit: number,
   db?: Kysely<any>,
 ): Promise<{ rows: O[]; total: number }> {
-  const count = (q: AnyQuery) =>
-    q
+  if (!(query instanceof ShapedQuery)) {
+    const { total } = (await query
       .clearSelect()
       .clearOrderBy()
-      .select((eb: ExpressionBuilder<any, any>) => eb.fn.countAll<number>().as('total'));
-  if (!(query instanceof ShapedQuery)) {
-    const { total } = (await count(query).executeTakeFirstOrThrow()) as { total: number | string };
+      .select((eb: ExpressionBuilder<any, any>) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow()) as { total: number | string };
     const rows = await query
       .limit(limit)
       .offset((page - 1) * limit)
@@ -103,13 +105,12 @@ export async function fetchPage<O>(
     return { rows, total: Number(total) };
   }
   if (!db) throw new Error('a query shape needs the database to run on');
-  const counted = derived<{ total: number | string }>(db, query, 'count', {}, {}, count);
   const rowsOf = derived<O>(db, query, 'page', { values: ['_limit', '_offset'] }, { _limit: limit, _offset: (page - 1) * limit }, (q, p) =>
     q.limit(p._limit as number).offset(p._offset as number),
   );
-  const { total } = (await db.executeQuery(counted)).rows[0]!;
+  const { total } = await countCapped(db, query, undefined, 'count first');
   const rows = (await db.executeQuery(rowsOf)).rows;
-  return { rows, total: Number(total) };
+  return { rows, total };
 }
 
 // ------------------------------------------------------------------ statements derived from a list's query
@@ -235,7 +236,12 @@ export const cappedCount = (base: Listable) => ({
  * costs only planning (and is reused for a minute): when it is far beyond the cap, no row is read at all. The row query is
  * built and compiled once, for both statements (once per shape key for a query shape).
  */
-export async function countCapped(db: Kysely<any>, base: Listable, totals?: TotalsCache): Promise<Counted> {
+export async function countCapped(
+  db: Kysely<any>,
+  base: Listable,
+  totals?: TotalsCache,
+  order: 'estimate first' | 'count first' = 'estimate first',
+): Promise<Counted> {
   let explain: CompiledQuery;
   let capped: CompiledQuery<{ n: number }>;
   if (base instanceof ShapedQuery) {
@@ -246,6 +252,7 @@ export async function countCapped(db: Kysely<any>, base: Listable, totals?: Tota
     explain = CompiledQuery.raw(explainText(rows.sql), [...rows.parameters]);
     capped = cappedCountOf(rows);
   }
+  if (order === 'count first') return countFirst(db, explain, capped);
   if (totals) return totals(db, `${capped.sql}\u0000${JSON.stringify(capped.parameters)}`, () => countWith(db, explain, capped));
   return countWith(db, explain, capped);
 }
@@ -283,6 +290,19 @@ async function countWith(db: Kysely<any>, explain: CompiledQuery, capped: Compil
   if (n <= COUNT_CAP) return { total: n, exact: true };
   known.beyondCap = true;
   return beyond;
+}
+
+/**
+ * The capped count first, the planner's estimate only beyond COUNT_CAP: for lists whose rows come
+ * with their joins (small tables, one topic's messages), where an estimate of the joined rows is
+ * a poorer guess than reading at most COUNT_CAP + 1 of them.
+ */
+async function countFirst(db: Kysely<any>, explain: CompiledQuery, capped: CompiledQuery<{ n: number }>): Promise<Counted> {
+  const counted = await db.executeQuery(capped);
+  const n = Number(counted.rows[0]?.n ?? 0);
+  if (n <= COUNT_CAP) return { total: n, exact: true };
+  const known = await plannerEstimate(db, explain);
+  return { total: Math.max(COUNT_CAP + 1, known.estimate), exact: false };
 }
 
 const badCursor = (why: string) => new ListError(400, 'Validation failed', [`querystring/cursor ${why}`]);

@@ -1,6 +1,7 @@
 import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_CAP, countCapped, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
+import { COUNT_CAP, countCapped, fetchPage, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
+import { shownMessagesOf } from '../../src/modules/forum/message-repository.js';
 import { listBase as transportBase } from '../../src/modules/transports/repository.js';
 import type { AuthContext } from '../../src/plugins/security.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -97,6 +98,42 @@ describe('keyset paging (cursor) and the page cap', () => {
     } finally {
       await deleteTransportsAt('Capcount terminal');
     }
+  });
+
+  it("caps the total of lists read with their joins too (a topic's messages): exact up to 1,000, an estimate beyond", async () => {
+    const token = await t.token('agent');
+    const topic = await sql<{ id: number; author_id: number }>`select id, author_id from forum_topics
+      where not is_hidden order by id limit 1`.execute(t.db);
+    const { id, author_id } = topic.rows[0]!;
+    const shown = async () => {
+      const res = await t.call('listTopicMessages', { token, params: { id }, query: { limit: 5 } });
+      expect(res.status).toBe(200);
+      return res.body.result.meta;
+    };
+    const before = (await shown()).total;
+    const insert = (n: number) =>
+      sql`insert into forum_messages (topic_id, author_id, content, created_at, updated_at)
+        select ${id}, ${author_id}, 'Capped count ' || g, now(), now() from generate_series(1, ${n}::int) g`.execute(t.db);
+    await insert(1000 - before);
+    try {
+      expect(await shown()).toMatchObject({ total: 1000, total_pages: 200 });
+      await insert(1);
+      const beyond = await shown();
+      expect(beyond.total).toBeGreaterThanOrEqual(1001);
+      expect(beyond.total_pages).toBe(Math.ceil(beyond.total / 5));
+      // The count reads at most COUNT_CAP + 1 of the joined rows, whatever the topic's size.
+      const statements: string[] = [];
+      const page = await fetchPage(shownMessagesOf(id, author_id), 1, 5, recording(statements));
+      expect(page.total).toBe(beyond.total);
+      expect(page.rows).toHaveLength(5);
+      // The whole-list count (before: `count(*) as "total"` over every joined row) is the capped one.
+      const counts = statements.filter((text) => text.includes('select count(*)::int as n from (') || text.includes('as "total"'));
+      expect(counts).toHaveLength(1);
+      expect(counts[0]).toMatch(new RegExp(`limit ${COUNT_CAP + 1}\\) s$`));
+    } finally {
+      await sql`delete from forum_messages where topic_id = ${id} and content like 'Capped count %'`.execute(t.db);
+    }
+    expect((await shown()).total).toBe(before);
   });
 
   /** The database as countCapped sees it, recording each statement it sends in `statements`. */

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Database, NewOrganization, OrganizationUpdate } from '../../db/schema.js';
-import { fetchPage } from '../../lib/paging.js';
+import { fetchIdPage } from '../../lib/id-paging.js';
 import { organizationSubtree, type TeamScope, withinTeamScope } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
@@ -12,40 +12,40 @@ export interface AncestorJson {
 }
 
 /**
- * Every organization with its ancestors (root first) and its sort key (the names from the root
- * down to itself), built top-down from the roots by a recursive query.
+ * The tree's order: every organization with its sort key (the names from the root down to itself)
+ * and the ids along that path, built top-down from the roots by a recursive query. Only the keys:
+ * the page's ids are read in this order, and only the page's rows are then built in full.
  */
-function withTree(db: Kysely<Database>) {
-  return db.withRecursive('org_tree(id, name, sort_path, id_path, ancestors)', (qb) =>
+function withTreeOrder(db: Kysely<Database>) {
+  return db.withRecursive('org_tree(id, sort_path, id_path)', (qb) =>
     qb
       .selectFrom('organizations as o')
       .where('o.parent_id', 'is', null)
-      .select([
-        'o.id',
-        'o.name',
-        sql<string[]>`array[o.name]`.as('sort_path'),
-        sql<number[]>`array[o.id]`.as('id_path'),
-        sql<AncestorJson[]>`'[]'::jsonb`.as('ancestors'),
-      ])
+      .select(['o.id', sql<string[]>`array[o.name]`.as('sort_path'), sql<number[]>`array[o.id]`.as('id_path')])
       .unionAll((eb) =>
         eb
           .selectFrom('organizations as o')
           .innerJoin('org_tree as t', 't.id', 'o.parent_id')
-          .select([
-            'o.id',
-            'o.name',
-            sql<string[]>`t.sort_path || o.name`.as('sort_path'),
-            sql<number[]>`t.id_path || o.id`.as('id_path'),
-            sql<AncestorJson[]>`t.ancestors || jsonb_build_array(jsonb_build_object('id', t.id, 'name', t.name))`.as('ancestors'),
-          ]),
+          .select(['o.id', sql<string[]>`t.sort_path || o.name`.as('sort_path'), sql<number[]>`t.id_path || o.id`.as('id_path')]),
       ),
   );
 }
 
+/**
+ * An organization's ancestors, root first: a walk up from its parent, as deep as the tree and
+ * independent of how many organizations there are.
+ */
+const ancestorsOf = (parentColumn: string) => sql<AncestorJson[]>`(
+  with recursive up(id, name, parent_id, depth) as (
+    select p.id, p.name, p.parent_id, 1 from organizations p where p.id = ${sql.ref(parentColumn)}
+    union all
+    select p.id, p.name, p.parent_id, up.depth + 1 from organizations p join up on p.id = up.parent_id
+  )
+  select coalesce(jsonb_agg(jsonb_build_object('id', up.id, 'name', up.name) order by up.depth desc), '[]'::jsonb) from up)`;
+
 export function selectOrganizations(db: Kysely<Database>) {
-  return withTree(db)
-    .selectFrom('org_tree as t')
-    .innerJoin('organizations as o', 'o.id', 't.id')
+  return db
+    .selectFrom('organizations as o')
     .leftJoin('organizations as p', 'p.id', 'o.parent_id')
     .leftJoin('users as m', 'm.id', 'o.manager_user_id')
     .leftJoin('countries as c', 'c.id', 'o.country_id')
@@ -64,7 +64,7 @@ export function selectOrganizations(db: Kysely<Database>) {
       'o.is_active',
       'o.created_at',
       'o.updated_at',
-      sql<AncestorJson[]>`t.ancestors`.as('ancestors'),
+      ancestorsOf('o.parent_id').as('ancestors'),
       eb.selectFrom('users as u').whereRef('u.organization_id', '=', 'o.id').select(eb.fn.countAll<number>().as('n')).as('members_count'),
       eb
         .selectFrom('organizations as ch')
@@ -77,11 +77,18 @@ export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganiz
 
 export type OrganizationFilters = Defaulted<Query<'listOrganizations'>, 'page' | 'limit'>;
 
-/** The list as a query shape (lib/query-shape.ts): compiled once per team scope and combination of filters. */
-const organizationList = queryShape(
+/**
+ * The list's base as a query shape (lib/query-shape.ts), compiled once per team scope and
+ * combination of filters: the filtered organizations in the tree's order, keys only.
+ */
+const organizationBase = queryShape(
   { values: ['teamId', 'pattern', 'parentId', 'type', 'isActive'], structure: ['scope'] },
   (db, p: TeamScope & Pick<OrganizationFilters, 'parentId' | 'type' | 'isActive'> & { pattern: string | undefined }) => {
-    let query = selectOrganizations(db).where(withinTeamScope(p, 'o.id'));
+    let query = withTreeOrder(db)
+      .selectFrom('org_tree as t')
+      .innerJoin('organizations as o', 'o.id', 't.id')
+      .select('o.id')
+      .where(withinTeamScope(p, 'o.id'));
     if (p.pattern !== undefined) {
       const pattern = p.pattern;
       query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
@@ -94,16 +101,30 @@ const organizationList = queryShape(
   },
 );
 
-/** The organizations of `team` that pass the filters, depth-first. */
-export async function listOrganizations(db: Kysely<Database>, team: TeamScope, f: OrganizationFilters) {
-  const query = organizationList.with({
+/** Organizations by id, with their references, ancestors and counts (any order). */
+const organizationsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  selectOrganizations(db).where('o.id', '=', sql<number>`any(${p.ids})`),
+);
+
+/**
+ * The organizations of `team` that pass the filters, depth-first: the page's ids in the tree's
+ * order, then their full rows (lib/id-paging.ts); the total is capped like every list's.
+ */
+export function listOrganizations(db: Kysely<Database>, team: TeamScope, f: OrganizationFilters) {
+  const base = organizationBase.with({
     ...team,
     pattern: f.search === undefined ? undefined : containing(f.search),
     parentId: f.parentId,
     type: f.type,
     isActive: f.isActive,
   });
-  return fetchPage(query, f.page, f.limit, db);
+  return fetchIdPage(db, base, {
+    id: 'o.id',
+    page: f.page,
+    limit: f.limit,
+    load: (ids) => organizationsById.execute(db, { ids }),
+    idOf: (row) => row.id,
+  });
 }
 
 export const findOrganization = (db: Kysely<Database>, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>

@@ -2,7 +2,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
-import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { pageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../plugins/security.js';
 import { revokeSessions } from '../auth/repository.js';
@@ -68,7 +68,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
   async listUsers(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total } = await fetchPage(listAccounts(auth, filters), page, limit, req.server.db);
+    const { rows, total } = await listAccounts(req.server.db, auth, { ...filters, page, limit });
     return { message: 'Users retrieved', result: { data: rows.map(toUser), meta: pageMeta(total, page, limit) } };
   },
 

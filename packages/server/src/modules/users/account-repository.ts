@@ -3,6 +3,7 @@ import type { AccessLevel, ActorUpdate, Database, NewActor, NewUser, UserUpdate 
 import type { Query } from '../../http/handlers.js';
 import { type TeamScope, teamOf, withinTeamScope } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
+import { fetchIdPage } from '../../lib/id-paging.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { contains } from '../../lib/text.js';
 import { selectUsers } from './repository.js';
@@ -14,28 +15,36 @@ const SORT_COLUMNS = { createdAt: 'u.created_at', username: 'u.username', email:
 /** The accounts the caller may see, filtered and ordered (accounts that never logged in come last either way). */
 type ListFilters = Omit<Query<'listUsers'>, 'page' | 'limit'>;
 
-/** The list as a query shape (lib/query-shape.ts): compiled once per team scope, combination of filters and order. */
-const accountList = queryShape(
+type ListParams = TeamScope &
+  Pick<ListFilters, 'search' | 'roleId' | 'organizationId' | 'countryId' | 'isActive' | 'sortOrder'> & {
+    sortBy: NonNullable<ListFilters['sortBy']>;
+  };
+
+/**
+ * The list's base as a query shape (lib/query-shape.ts), compiled once per team scope,
+ * combination of filters and order: the accounts' ids in the list's order, from `users` alone
+ * (their actors joined only to search their names).
+ */
+const accountBase = queryShape<ListParams, unknown>(
   {
     values: ['teamId', 'search', 'roleId', 'organizationId', 'countryId', 'isActive'],
     structure: ['scope', 'sortBy', 'sortOrder'],
   },
-  (
-    db,
-    p: TeamScope &
-      Pick<ListFilters, 'search' | 'roleId' | 'organizationId' | 'countryId' | 'isActive' | 'sortOrder'> & {
-        sortBy: NonNullable<ListFilters['sortBy']>;
-      },
-  ) => {
-    let query = selectUsers(db).where(withinTeamScope(p, 'u.organization_id'));
+  (db, p) => {
+    let query = db.selectFrom('users as u').select('u.id').where(withinTeamScope(p, 'u.organization_id'));
     if (p.search !== undefined) {
       const search = p.search;
       query = query.where((eb) =>
         eb.or([
           contains('u.username', search),
           contains('u.email', search),
-          contains('a.first_name', search),
-          contains('a.last_name', search),
+          eb.exists(
+            eb
+              .selectFrom('actors as a')
+              .select('a.id')
+              .whereRef('a.id', '=', 'u.actor_id')
+              .where((a) => a.or([contains('a.first_name', search), contains('a.last_name', search)])),
+          ),
         ]),
       );
     }
@@ -48,9 +57,25 @@ const accountList = queryShape(
   },
 );
 
-export function listAccounts(auth: AuthContext, f: ListFilters) {
+/** Accounts by id, with their role, country, organization and actor (any order). */
+const accountsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  selectUsers(db).where('u.id', '=', sql<number>`any(${p.ids})`),
+);
+
+/**
+ * One page of the accounts the caller may see: the page's ids from `users` alone, then their
+ * full rows (lib/id-paging.ts); the total is counted on `users` alone and capped like every list's.
+ */
+export function listAccounts(db: Db, auth: AuthContext, f: ListFilters & { page: number; limit: number }) {
   const { search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = f;
-  return accountList.with({ ...teamOf(auth), search, roleId, organizationId, countryId, isActive, sortBy, sortOrder });
+  const base = accountBase.with({ ...teamOf(auth), search, roleId, organizationId, countryId, isActive, sortBy, sortOrder });
+  return fetchIdPage(db, base, {
+    id: 'u.id',
+    page: f.page,
+    limit: f.limit,
+    load: (ids) => accountsById.execute(db, { ids }),
+    idOf: (row) => row.id,
+  });
 }
 
 /** Creates an account and its actor (they point at each other); returns the account's id. */
