@@ -9,6 +9,14 @@ export interface IdPageRequest<Row> {
   /** The full rows of some ids (any order): joins and computed columns run for the page only. */
   load: (ids: number[]) => Promise<Row[]>;
   idOf: (row: Row) => number;
+  /**
+   * How the page's ids and count are planned: `per value` (default) plans them for their values
+   * on every run, for large tables whose filters' selectivity varies by orders of magnitude;
+   * `prepared` runs them as prepared statements and counts before estimating, for small tables
+   * (accounts, organizations) where one plan fits every value and planning would cost more than
+   * reading.
+   */
+  plan?: 'per value' | 'prepared';
 }
 
 /**
@@ -34,9 +42,10 @@ export async function fetchIdPage<Row>(
         .limit(p._limit as number)
         .offset(p._offset as number),
   );
+  const prepared = r.plan === 'prepared';
   const [idRows, counted] = await Promise.all([
-    db.executeQuery(plannedForValues(page)).then((result) => result.rows),
-    countCapped(db, base),
+    db.executeQuery(prepared ? page : plannedForValues(page)).then((result) => result.rows),
+    countCapped(db, base, undefined, prepared ? 'count first' : 'estimate first'),
   ]);
   const ids = idRows.map((row) => Number(row.id));
   const byId = new Map((ids.length > 0 ? await r.load(ids) : []).map((row) => [r.idOf(row), row]));

@@ -205,7 +205,8 @@ export const plannedForValues = <R>(q: CompiledQuery<R>): CompiledQuery<R> => Co
 
 const countedRows = (base: AnyQuery) => base.clearSelect().clearOrderBy().select(sql`1`.as('one'));
 
-const cappedText = (rows: string) => customPlan(`select count(*)::int as n from (${rows} limit ${COUNT_CAP + 1}) s`);
+const cappedRows = (rows: string) => `select count(*)::int as n from (${rows} limit ${COUNT_CAP + 1}) s`;
+const cappedText = (rows: string) => customPlan(cappedRows(rows));
 const explainText = (rows: string) => `explain (format json) ${rows}`;
 
 /** The capped count of the rows of a compiled query (its text and parameters reused as they are). */
@@ -246,11 +247,13 @@ export async function countCapped(
   let capped: CompiledQuery<{ n: number }>;
   if (base instanceof ShapedQuery) {
     explain = derived(db, base, 'explain', { text: explainText }, {}, countedRows);
-    capped = cappedCount(base).compile(db);
+    // Counted first, the count is prepared like the page (its plan does not hinge on the values).
+    capped =
+      order === 'count first' ? derived(db, base, 'capped prepared', { text: cappedRows }, {}, countedRows) : cappedCount(base).compile(db);
   } else {
     const rows = countedRows(base).compile();
     explain = CompiledQuery.raw(explainText(rows.sql), [...rows.parameters]);
-    capped = cappedCountOf(rows);
+    capped = order === 'count first' ? CompiledQuery.raw(cappedRows(rows.sql), [...rows.parameters]) : cappedCountOf(rows);
   }
   if (order === 'count first') return countFirst(db, explain, capped);
   if (totals) return totals(db, `${capped.sql}\u0000${JSON.stringify(capped.parameters)}`, () => countWith(db, explain, capped));

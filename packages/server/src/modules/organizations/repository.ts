@@ -124,6 +124,7 @@ export function listOrganizations(db: Kysely<Database>, team: TeamScope, f: Orga
     limit: f.limit,
     load: (ids) => organizationsById.execute(db, { ids }),
     idOf: (row) => row.id,
+    plan: 'prepared',
   });
 }
 

@@ -75,6 +75,7 @@ export function listAccounts(db: Db, auth: AuthContext, f: ListFilters & { page:
     limit: f.limit,
     load: (ids) => accountsById.execute(db, { ids }),
     idOf: (row) => row.id,
+    plan: 'prepared',
   });
 }
 
