@@ -1,18 +1,23 @@
 /**
  * `pnpm bench:compare [small.md] [large.md]`: the flat-latency check between two `pnpm bench`
- * result tables (default: the 10k and 1M tables in bench/results). For every list and statistics
+ * result tables (default: the smallest and the largest dataset's tables in bench/results). For every list and statistics
  * scenario it prints the full server's latency on both datasets and their ratio, and flags those
  * that grow beyond 1.5x (a difference under 0.5 ms, the noise of a single run, passes) or reach
  * 50 ms. Latency is the time per request the run's throughput gives (connections x 1000 / req/s,
  * the exact mean round trip of a closed loop): autocannon records latencies in whole milliseconds,
  * so on a fast machine its p50 and mean of sub-millisecond requests are 0 or 1, not a measure.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarios } from './scenarios.js';
 
 const here = new URL('.', import.meta.url).pathname;
-const [smallFile = join(here, 'results', '10010.md'), largeFile = join(here, 'results', '1000010.md')] = process.argv.slice(2);
+// Tables are named by their dataset's transport count (`<count>.md`).
+const bySize = readdirSync(join(here, 'results'))
+  .filter((name) => /^\d+\.md$/.test(name))
+  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+  .map((name) => join(here, 'results', name));
+const [smallFile = bySize[0]!, largeFile = bySize.at(-1)!] = process.argv.slice(2);
 
 function latencies(file: string): Map<string, number> {
   const text = readFileSync(file, 'utf8');

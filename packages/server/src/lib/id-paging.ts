@@ -52,3 +52,29 @@ export async function fetchIdPage<Row>(
   const rows = ids.map((id) => byId.get(id)).filter((row): row is Row => row !== undefined);
   return { rows, total: counted.total, exact: counted.exact };
 }
+
+/** Rows by id, as a query shape of `ids` gives them (`where x.id = any(ids)`). */
+interface RowsById<Row> {
+  execute(db: Kysely<any>, params: { ids: number[] }): Promise<Row[]>;
+}
+
+/**
+ * fetchIdPage for a small table's list (prepared statements, see `plan`) whose page rows are
+ * loaded by `byIds` and carry their `id`.
+ */
+export function fetchPreparedIdPage<Row extends { id: number }>(
+  db: Kysely<any>,
+  base: Listable,
+  id: string,
+  byIds: RowsById<Row>,
+  at: { page: number; limit: number },
+) {
+  return fetchIdPage(db, base, {
+    id,
+    page: at.page,
+    limit: at.limit,
+    load: (ids) => byIds.execute(db, { ids }),
+    idOf: (row) => row.id,
+    plan: 'prepared',
+  });
+}

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Database, NewOrganization, OrganizationUpdate } from '../../db/schema.js';
-import { fetchIdPage } from '../../lib/id-paging.js';
+import { fetchPreparedIdPage } from '../../lib/id-paging.js';
 import { organizationSubtree, type TeamScope, withinTeamScope } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
@@ -118,14 +118,7 @@ export function listOrganizations(db: Kysely<Database>, team: TeamScope, f: Orga
     type: f.type,
     isActive: f.isActive,
   });
-  return fetchIdPage(db, base, {
-    id: 'o.id',
-    page: f.page,
-    limit: f.limit,
-    load: (ids) => organizationsById.execute(db, { ids }),
-    idOf: (row) => row.id,
-    plan: 'prepared',
-  });
+  return fetchPreparedIdPage(db, base, 'o.id', organizationsById, f);
 }
 
 export const findOrganization = (db: Kysely<Database>, id: number, scope: Expression<SqlBool> = sql<SqlBool>`true`) =>

@@ -3,7 +3,7 @@ import type { AccessLevel, ActorUpdate, Database, NewActor, NewUser, UserUpdate 
 import type { Query } from '../../http/handlers.js';
 import { type TeamScope, teamOf, withinTeamScope } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
-import { fetchIdPage } from '../../lib/id-paging.js';
+import { fetchPreparedIdPage } from '../../lib/id-paging.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { contains } from '../../lib/text.js';
 import { selectUsers } from './repository.js';
@@ -69,14 +69,7 @@ const accountsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) 
 export function listAccounts(db: Db, auth: AuthContext, f: ListFilters & { page: number; limit: number }) {
   const { search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = f;
   const base = accountBase.with({ ...teamOf(auth), search, roleId, organizationId, countryId, isActive, sortBy, sortOrder });
-  return fetchIdPage(db, base, {
-    id: 'u.id',
-    page: f.page,
-    limit: f.limit,
-    load: (ids) => accountsById.execute(db, { ids }),
-    idOf: (row) => row.id,
-    plan: 'prepared',
-  });
+  return fetchPreparedIdPage(db, base, 'u.id', accountsById, f);
 }
 
 /** Creates an account and its actor (they point at each other); returns the account's id. */
