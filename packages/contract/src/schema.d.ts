@@ -5846,14 +5846,17 @@ export interface components {
         /**
          * @description Pagination of a list returning `result.data` and `result.meta`.
          *
-         *     Design decision (lists at scale): `total` is counted on the filtered base table only (no joins)
-         *     and is exact up to 1,000 matching rows; beyond that threshold it is the database planner's
-         *     estimate (at least 1,001) and `total_is_exact` is false, so a count never costs more than
-         *     reading 1,001 index entries, whatever the size of the table. When the planner expects more than
-         *     5,000 matches, the estimate is answered without counting at all (the planner's estimate of the
-         *     same filtered list is reused for up to a minute: it changes only when the table's statistics
-         *     are refreshed). Once counting has found more than 1,000 matches, the same filtered list answers
-         *     the estimate without counting again for that minute. The threshold is the depth a
+         *     Design decision (lists at scale): `total` is exact up to 1,000 matching rows; beyond that
+         *     threshold it is the database planner's estimate (at least 1,001) and `total_is_exact` is false,
+         *     so a count never reads more than 1,001 rows, whatever the size of the table. The lists of large
+         *     or growing tables (transports, complaints, forum topics, actors, announcements, users,
+         *     organizations) count their filtered base table alone (no joins); when the planner expects more
+         *     than 5,000 matches, the estimate is answered without counting at all (the planner's estimate of
+         *     the same filtered list is reused for up to a minute: it changes only when the table's statistics
+         *     are refreshed), and once counting has found more than 1,000 matches, the same filtered list
+         *     answers the estimate without counting again for that minute. The other lists (small tables, one
+         *     topic's messages, one account's sessions) count their filtered rows first, at most 1,001, and ask
+         *     the planner only beyond. The threshold is the depth a
          *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
          *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
          *     transport and complaint lists, the total of the same filtered list is counted once and reused
