@@ -1,56 +1,140 @@
 /**
- * `pnpm bench:compare [small.md] [large.md]`: the flat-latency check between two `pnpm bench`
- * result tables (default: the smallest and the largest dataset's tables in bench/results). For every list and statistics
- * scenario it prints the full server's latency on both datasets and their ratio, and flags those
- * that grow beyond 1.5x (a difference under 0.5 ms, the noise of a single run, passes) or reach
- * 50 ms. Latency is the time per request the run's throughput gives (connections x 1000 / req/s,
- * the exact mean round trip of a closed loop): autocannon records latencies in whole milliseconds,
- * so on a fast machine its p50 and mean of sub-millisecond requests are 0 or 1, not a measure.
+ * `pnpm bench:compare <small database url> <large database url>`: the flat-latency check, measured
+ * with both datasets side by side. It starts the built server once on each database (two processes,
+ * as users start it) and, scenario by scenario, loads them in alternation: BENCH_ROUNDS rounds
+ * (default 5) of a BENCH_SECONDS run (default 1) on each, the order swapped every round, after a
+ * BENCH_PRIME run (default 1 s) on each. A slow minute of a shared machine then falls on both sides
+ * of a ratio instead of on one table of two written a quarter of an hour apart, which is what moved
+ * single scenarios by up to 1.8x between runs on data of the same size.
+ *
+ * For every list and statistics scenario it prints the time per request on both datasets (from the
+ * requests answered over the time spent: one connection's closed loop, so the exact mean round
+ * trip), their ratio, the lowest and highest ratio of single rounds (the noise), and flags those
+ * that grow beyond 1.5x (a difference under 0.5 ms passes) or reach 50 ms. A page that comes back
+ * empty on the small dataset and full on the large one (a deep page beyond the small one's rows) is
+ * marked as such and not counted either way: it compares no rows with ten. Writes the table to
+ * bench/results/growth.md. BENCH_ONLY=<substring>[|<substring>…] selects scenarios (printed, not written). Both databases
+ * come from `pnpm bench:data` (the URLs may also be given as BENCH_SMALL_URL and BENCH_LARGE_URL).
+ * Exits 1 when a scenario answers with an error, not when one grows: the figures are the output.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scenarios } from './scenarios.js';
+import { autocannon, datasetContext, login, machine, startServer, stopAll, waitFor } from './harness.js';
+import { type Scenario, scenarios } from './scenarios.js';
 
+const [smallUrl = process.env.BENCH_SMALL_URL, largeUrl = process.env.BENCH_LARGE_URL] = process.argv.slice(2);
+if (!smallUrl || !largeUrl) {
+  console.error('usage: pnpm bench:compare <small database url> <large database url> (both built by pnpm bench:data)');
+  process.exit(2);
+}
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const seconds = Number(process.env.BENCH_SECONDS ?? 1);
+const prime = Number(process.env.BENCH_PRIME ?? 1);
+const only = process.env.BENCH_ONLY?.split('|').filter(Boolean);
 const here = new URL('.', import.meta.url).pathname;
-// Tables are named by their dataset's transport count (`<count>.md`).
-const bySize = readdirSync(join(here, 'results'))
-  .filter((name) => /^\d+\.md$/.test(name))
-  .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
-  .map((name) => join(here, 'results', name));
-const [smallFile = bySize[0]!, largeFile = bySize.at(-1)!] = process.argv.slice(2);
 
-function latencies(file: string): Map<string, number> {
-  const text = readFileSync(file, 'utf8');
-  const connections = Number(/(\d+) connection\(s\)/.exec(text)?.[1] ?? 1);
-  const lines = text.split('\n').filter((l) => l.startsWith('| '));
-  const cells = (l: string) =>
-    l
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-  const header = cells(lines[0]!);
-  const rps = header.indexOf('full req/s');
-  return new Map(
-    lines
-      .slice(1)
-      .map((l) => [cells(l)[0]!.replace(/ \(.*non-2xx!\)$/, ''), Number(((connections * 1000) / Number(cells(l)[rps])).toFixed(2))]),
-  );
+interface Side {
+  transports: number;
+  list: Scenario[];
+  base: string;
+  tokens: Map<string, string>;
 }
+async function side(url: string): Promise<Side> {
+  const { transports, context } = await datasetContext(url);
+  const list = scenarios(context).filter((s) => s.list && (!only || only.some((o) => s.name.includes(o))));
+  const { base } = await startServer(url);
+  await waitFor(base);
+  return { transports, list, base, tokens: await login(base) };
+}
+const small = await side(smallUrl);
+const large = await side(largeUrl);
 
-const small = latencies(smallFile);
-const large = latencies(largeFile);
-const listed = scenarios({ transportId: 1, deepCursor: '', topicId: 1 }).filter((s) => s.list);
-let failed = 0;
-console.log(
-  `| scenario | ${smallFile.split('/').at(-1)} ms/req | ${largeFile.split('/').at(-1)} ms/req | growth | |\n|---|--:|--:|--:|---|`,
-);
-for (const s of listed) {
-  const a = small.get(s.name);
-  const b = large.get(s.name);
-  if (a === undefined || b === undefined) continue;
-  const flat = b <= 1.5 * a || b - a < 0.5;
-  const ok = flat && b < 50;
-  if (!ok) failed++;
-  console.log(`| ${s.name} | ${a} | ${b} | ${a > 0 ? (b / a).toFixed(1) : '-'}x | ${ok ? '' : flat ? 'over 50 ms' : 'grows'} |`);
+/** Requests answered and seconds spent on one side over all rounds. */
+interface Tally {
+  requests: number;
+  seconds: number;
+  bad: number;
 }
-console.log(`\n${failed} of ${listed.length} list and statistics scenarios outside the target`);
+const run = async (s: Side, scenario: Scenario, duration: number, tally?: Tally) => {
+  const r = await autocannon(`${s.base}${scenario.path}`, scenario, duration, { tokens: s.tokens });
+  if (tally) {
+    tally.requests += r.requests.total;
+    tally.seconds += r.duration;
+    tally.bad += r.non2xx + r.errors;
+  }
+  return r.requests.total > 0 ? (r.duration * 1000) / r.requests.total : Number.POSITIVE_INFINITY;
+};
+/** How many items a list answer holds (`result` an array, or `result.data`); null for other answers. */
+const items = async (s: Side, scenario: Scenario): Promise<number | null> => {
+  const headers: Record<string, string> = scenario.role === 'anonymous' ? {} : { authorization: `Bearer ${s.tokens.get(scenario.role)}` };
+  const body = (await (await fetch(`${s.base}${scenario.path}`, { headers })).json()) as { result?: unknown };
+  const result = body.result as { data?: unknown } | unknown[] | undefined;
+  if (Array.isArray(result)) return result.length;
+  return Array.isArray(result?.data) ? result.data.length : null;
+};
+
+const header = `| scenario | role | ${small.transports.toLocaleString('en')} ms/req | ${large.transports.toLocaleString('en')} ms/req | growth | rounds min-max | |`;
+const rows: string[] = [];
+console.log(header);
+let grows = 0;
+let errors = 0;
+let incomparable = 0;
+for (const [n, a] of small.list.entries()) {
+  const b = large.list[n]!;
+  if (prime > 0) {
+    await run(small, a, prime);
+    await run(large, b, prime);
+  }
+  // A page that is empty on the small dataset (a deep page beyond its rows) loads no rows there:
+  // its ratio compares an empty answer with a full one, not the same work on more data.
+  const empty = (await items(small, a)) === 0 && ((await items(large, b)) ?? 0) > 0;
+  const ta: Tally = { requests: 0, seconds: 0, bad: 0 };
+  const tb: Tally = { requests: 0, seconds: 0, bad: 0 };
+  const ratios: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    // The order alternates, so neither side always runs right after the other's load.
+    const ms = { small: 0, large: 0 };
+    for (const which of r % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const)) {
+      ms[which] = which === 'small' ? await run(small, a, seconds, ta) : await run(large, b, seconds, tb);
+    }
+    ratios.push(ms.large / ms.small);
+  }
+  const msA = (ta.seconds * 1000) / ta.requests;
+  const msB = (tb.seconds * 1000) / tb.requests;
+  const flat = msB <= 1.5 * msA || msB - msA < 0.5;
+  const ok = flat && msB < 50;
+  const bad = ta.bad + tb.bad;
+  if (bad) errors++;
+  else if (empty) incomparable++;
+  else if (!ok) grows++;
+  const verdict = bad ? `${bad} errors!` : empty ? 'empty page on the small dataset' : ok ? '' : flat ? 'over 50 ms' : 'grows';
+  const line = `| ${a.name} | ${a.role} | ${msA.toFixed(2)} | ${msB.toFixed(2)} | ${(msB / msA).toFixed(2)}x | ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} | ${verdict} |`;
+  console.log(line);
+  rows.push(line);
+}
+stopAll();
+
+const summary = `${grows} of ${rows.length} list and statistics scenarios outside the target (growth beyond 1.5x and 0.5 ms, or 50 ms); ${incomparable} not comparable (their page is empty on the small dataset)`;
+console.log(`\n${summary}`);
+const report = [
+  `# Growth: ${small.transports.toLocaleString('en')} against ${large.transports.toLocaleString('en')} transports`,
+  '',
+  `Machine: ${machine()}. PostgreSQL at ${new URL(largeUrl).host}. One connection; per scenario a ${prime} s priming run on each`,
+  `database, then ${rounds} rounds of a ${seconds} s run on each, in alternating order; ms/req is the time spent over the`,
+  'requests answered in all rounds, "rounds min-max" the lowest and highest ratio of single rounds.',
+  'The two servers (`node dist/server.js`, one per database) and the load generator run in processes of their own.',
+  '',
+  header,
+  '|---|---|--:|--:|--:|--:|---|',
+  ...rows,
+  '',
+  summary,
+  '',
+].join('\n');
+// A subset (BENCH_ONLY) is printed only: growth.md always holds every scenario.
+if (!only) {
+  mkdirSync(join(here, 'results'), { recursive: true });
+  writeFileSync(join(here, 'results', 'growth.md'), report);
+  console.log('written to bench/results/growth.md');
+}
+if (errors) process.exit(1);
