@@ -8,11 +8,14 @@ import { type Scenario, USERS } from './scenarios.js';
 export interface Replay {
   name: string;
   statements: Array<{ sql: string; parameters: unknown[] }>;
+  /** The server's answer to the captured request: the replay answers the same JSON. */
+  body: unknown;
 }
 
 /**
  * The exact SQL the server issues for each scenario, from Kysely's `log` hook on an in-process
- * copy of the app (the second of two identical requests, so caches are warm as under load).
+ * copy of the app (the second of two identical requests, so caches are warm as under load), and
+ * the JSON it answered.
  */
 export async function captureStatements(url: string, list: Scenario[]): Promise<Replay[]> {
   let log: CompiledQuery[] = [];
@@ -49,7 +52,7 @@ export async function captureStatements(url: string, list: Scenario[]): Promise<
     log = [];
     const res = await request();
     if (res.statusCode >= 300) throw new Error(`${s.name}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-    out.push({ name: s.name, statements: log.map((q) => ({ sql: q.sql, parameters: [...q.parameters] })) });
+    out.push({ name: s.name, statements: log.map((q) => ({ sql: q.sql, parameters: [...q.parameters] })), body: res.json() });
   }
   await app.close();
   await db.destroy();

@@ -2,7 +2,7 @@ import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNT_CAP, countCapped, fetchPage, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
 import { shownMessagesOf } from '../../src/modules/forum/message-repository.js';
-import { listBase as transportBase } from '../../src/modules/transports/repository.js';
+import { FILTER_COLUMNS, listBase as transportBase } from '../../src/modules/transports/repository.js';
 import type { AuthContext } from '../../src/plugins/security.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
@@ -258,12 +258,18 @@ describe('keyset paging (cursor) and the page cap', () => {
           { column: 't.created_at', type: 'timestamptz' },
           { column: 't.id', type: 'integer' },
         ];
-        for (const worthIt of [undefined, true, false]) {
+        for (const [worthIt, columns] of [
+          [undefined, undefined],
+          [true, undefined],
+          [false, undefined],
+          [true, FILTER_COLUMNS],
+        ] as const) {
           const base = transportBase(t.db, everyone, { ...filter, organizationId });
           const perOwner: PerOwner = {
             column: 't.created_by',
             owners: () => sql`${members}::int[]`,
             ...(worthIt === undefined ? {} : { worthIt: () => sql<SqlBool>`${sql.lit(worthIt)}` }),
+            ...(columns ? { columns: [...columns] } : {}),
           };
           const pageOf = async (request: { page: number; limit: number; cursor?: string }) =>
             (await t.db.executeQuery(keysetIdsQuery(base, { keys, direction: 'desc', ...request, perOwner }).compile(t.db))).rows.map((r) =>
@@ -273,6 +279,33 @@ describe('keyset paging (cursor) and the page cap', () => {
           expect(await pageOf({ page: 3, limit: 4 }), String(worthIt)).toEqual(expected.slice(8, 12));
         }
       }
+      // Every filter of the list at once, read member by member: the rows carried through the fence
+      // hold every column a filter reads (FILTER_COLUMNS), or the statement fails.
+      const dakar = await sql<{ vehicle_type_id: number; status: string }>`select vehicle_type_id, status from transports
+        where unloading_point = 'Memberwalk Dakar' limit 1`.execute(t.db);
+      const every = {
+        unloadingPoint: 'memberwalk dakar',
+        loadingPoint: 'quay',
+        search: 'memberwalk',
+        status: dakar.rows[0]!.status,
+        vehicleTypeId: dakar.rows[0]!.vehicle_type_id,
+        startDate: '2025-12-31T00:00:00.000Z',
+        endDate: '2026-01-02T00:00:00.000Z',
+        limit: 100,
+      };
+      const whole = await t.call('listAdminTransports', { token: supervisor, query: { ...every, organizationId } });
+      expect(ids(whole.body).length).toBeGreaterThan(10);
+      const mine = await t.call('listTransports', { token: manager, query: every });
+      expect(ids(mine.body)).toEqual(ids(whole.body));
+      const byMember = { ...every, createdBy: members[0]! };
+      const oneMember = await t.call('listAdminTransports', { token: supervisor, query: byMember });
+      expect(ids(oneMember.body).length).toBeGreaterThan(0);
+      expect(ids((await t.call('listAdminTransports', { token: manager, query: byMember })).body)).toEqual(ids(oneMember.body));
+      // No generated row has a customer: the filter's column is read all the same, and nothing passes.
+      const customer = await sql<{ id: number }>`select min(id) as id from actors where actor_role = 'CUSTOMER'`.execute(t.db);
+      const none = await t.call('listTransports', { token: manager, query: { ...every, customerId: customer.rows[0]!.id } });
+      expect(none.status).toBe(200);
+      expect(ids(none.body)).toEqual([]);
     } finally {
       await deleteTransportsAt('Memberwalk quay');
     }
