@@ -453,7 +453,16 @@ const idsPerOwner =
   (keys: SortKey[], direction: 'asc' | 'desc', withCursor: boolean, withOffset: boolean, per: PerOwner) =>
   (scoped: AnyQuery, base: AnyQuery, p: Record<string, unknown>) => {
     // One owner's rows in the page's order, up to the end of the page.
-    const inner = fencedRun(base, sql<SqlBool>`${sql.ref(per.column)} = "owner"."id"`, keys, direction, withCursor, withOffset, p, per.columns);
+    const inner = fencedRun(
+      base,
+      sql<SqlBool>`${sql.ref(per.column)} = "owner"."id"`,
+      keys,
+      direction,
+      withCursor,
+      withOffset,
+      p,
+      per.columns,
+    );
     // The owners are resolved once, in a CTE, however many times the statement refers to them.
     // (An expression, not a bare subquery: `= any(…)` of a subquery would compare with each array.)
     const owners = sql`(select "ids" from "owners")::int[]`;
