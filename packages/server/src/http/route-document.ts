@@ -29,3 +29,22 @@ export function routeSpecification(): OpenApiDocument {
   routes ??= routeDocument(loadContract());
   return routes;
 }
+
+/**
+ * The media types of the request bodies `doc` accepts. glue checks that each type it collects has
+ * a body parser and warns otherwise, but it collects the types of responses too (a PDF download, a
+ * CSV export), which are never parsed: its list would warn about those at every start.
+ */
+export function requestMediaTypes(doc: OpenApiDocument): Set<string> {
+  const types = new Set<string>();
+  const bodies = (doc.components as { requestBodies?: Record<string, { content?: object }> } | undefined)?.requestBodies ?? {};
+  for (const item of Object.values(doc.paths)) {
+    for (const [key, value] of Object.entries(item)) {
+      if (!methods.has(key)) continue;
+      let body = (value as { requestBody?: { $ref?: string; content?: object } }).requestBody;
+      if (body?.$ref) body = bodies[body.$ref.replace('#/components/requestBodies/', '')];
+      for (const type of Object.keys(body?.content ?? {})) types.add(type);
+    }
+  }
+  return types;
+}

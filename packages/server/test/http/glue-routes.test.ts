@@ -12,6 +12,7 @@ import {
   routesArtefact,
 } from '../../src/http/glue-routes.js';
 import { routeSpecification } from '../../src/http/route-document.js';
+import { createTestApp } from '../support/app.js';
 
 /** What glue's plugin reads of its parser's output (the operation objects are not kept). */
 const asRegistered = (config: GlueConfig) => ({ ...config, routes: config.routes.map(({ openapiSource: _, ...route }) => route) });
@@ -52,5 +53,18 @@ describe('routes parsed at build time for fastify-openapi-glue', () => {
     expect(precomputedRoutes(doc, GLUE_PARSE_OPTIONS)).toBeNull();
     const parsed = await new Parser().parse(doc, GLUE_PARSE_OPTIONS);
     expect(parsed.routes.map((r) => [r.method, r.url, r.operationId])).toEqual([['GET', '/things/:id', 'getThing']]);
+  });
+
+  it('hand glue the media types of request bodies only, each of which has a parser: no warning at start', async () => {
+    // glue's own list holds the types of responses too (downloads, exports), which nothing parses.
+    expect(fresh.contentTypes).toContain('application/pdf');
+    const handed = (await new Parser().parse(routeSpecification(), GLUE_PARSE_OPTIONS)).contentTypes;
+    expect([...handed].sort()).toEqual(['application/json', 'multipart/form-data']);
+    const app = await createTestApp();
+    try {
+      expect([...handed].filter((type) => !app.app.hasContentTypeParser(type))).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 });
