@@ -10,9 +10,9 @@ import { type Kysely, sql } from 'kysely';
  * - Complaints with a status filter are walked on (status, created_at, id), skipping other teams'
  *   complaints; the creator's id was read from the table for each (530 rows at 100k complaints).
  *   The index now includes the creator and the assignee.
- * The indexes these replace, and three older ones whose keys lead the newer ones in the same order
- * (`created_at desc` alone, `(status, created_at desc)`, `(created_by, created_at desc)`: a btree is
- * read both ways), are dropped: every insert updated them all.
+ * The two indexes these replace are dropped, and on each table three older ones whose keys lead
+ * newer ones in the same order (`created_at desc` alone, `(status, created_at desc)`,
+ * `(created_by, created_at desc)`: a btree is read both ways): every insert updated them all.
  * Frozen in time: never import application code here.
  */
 
