@@ -288,17 +288,20 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const fileStore = process.env.FILE_STORE ? { FILE_STORE: process.env.FILE_STORE } : {};
   const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PGLITE_DATA_DIR: 'memory://', ...fileStore });
   // No background outbox loop in tests: they drive it with app.processOutboxOnce().
-  const mail = { ...base.mail, outboxIntervalMs: 0 };
+  const mail = Object.assign({}, base.mail, { outboxIntervalMs: 0 });
   // A loaded test machine can take seconds to answer the readiness probe's query: that is not an outage.
   const readinessTimeoutMs = 60_000;
   // Nor a background sweep of old pending uploads: tests call app.sweepUnlinkedAttachments() with their own clock.
   const attachmentSweepIntervalMs = 0;
-  return {
-    ...base,
-    jwt: { ...base.jwt, secret: randomBytes(32).toString('hex') },
-    mail,
-    attachmentSweepIntervalMs,
-    readinessTimeoutMs,
-    ...overrides,
-  };
+  return Object.assign(
+    {},
+    base,
+    {
+      jwt: Object.assign({}, base.jwt, { secret: randomBytes(32).toString('hex') }),
+      mail,
+      attachmentSweepIntervalMs,
+      readinessTimeoutMs,
+    },
+    overrides,
+  );
 }

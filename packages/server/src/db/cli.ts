@@ -27,7 +27,9 @@ try {
   // An operator's command: migrations on a large database build indexes for minutes, so the
   // server's statement and reply timeouts (made for requests) do not apply to it.
   db = connect(
-    target.kind === 'postgres' ? { ...target, timeouts: { ...DEFAULT_TIMEOUTS, ...target.timeouts, statementMs: 0, queryMs: 0 } } : target,
+    target.kind === 'postgres'
+      ? Object.assign({}, target, { timeouts: Object.assign({}, DEFAULT_TIMEOUTS, target.timeouts, { statementMs: 0, queryMs: 0 }) })
+      : target,
   );
 } catch (error) {
   console.error(error instanceof ConfigError || error instanceof DataDirLocked ? error.message : error);

@@ -32,11 +32,16 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 const ignore = () => {};
 
 /** pg's Query, as this file builds it (its declared constructor lacks the callback). */
-const NamedQuery = pg.Query as unknown as new (
+const CallbackQuery = pg.Query as unknown as new (
   text: string,
   values: unknown[],
   callback: (error: Error | null, result: unknown) => void,
 ) => { name?: string };
+
+/** pg's client options, and how long a query may hear nothing from the server (0: no limit). */
+interface ResilientConfig extends pg.ClientConfig {
+  readTimeoutMs?: number;
+}
 
 /** A prepared statement whose result columns changed under it (DDL while the server runs). */
 const stalePlan = (error: Error) =>
@@ -44,7 +49,7 @@ const stalePlan = (error: Error) =>
 
 /** What this file uses of pg's connection object (not in its type declarations). */
 interface Connection {
-  stream: { destroy(): void };
+  stream: { destroy(error?: Error): void; setTimeout(ms: number): void; on(event: 'timeout', listener: () => void): void };
   parsedStatements: Record<string, string>;
   submittedNamedStatements: Record<string, string>;
 }
@@ -54,43 +59,56 @@ interface Connection {
  * - a connection lost while the client is checked out emits `error` with no pool listener
  *   attached ("Connection terminated unexpectedly"); the query that was running fails anyway,
  *   so the event itself is ignored here;
- * - a query that gets no reply within `query_timeout` (a frozen server) fails with "Query read
- *   timeout" but leaves the connection out of step; its socket is destroyed so the pool drops it.
+ * - a query that hears nothing from the server for `readTimeoutMs` (a frozen server) fails with
+ *   "Query read timeout": the connection's socket is destroyed, so the pool drops it. This is the
+ *   socket's own inactivity timer (one per connection, re-armed by every byte in or out), not pg's
+ *   `query_timeout`, which arms a timer per query whose closure holds the query and its rows: those
+ *   timers carried the rows of every answer into the old generation of the heap, each young
+ *   collection copying them and a full one every few seconds (`--trace-gc-nvp` on a page of
+ *   tutorials under load: 1.3 MB promoted per young collection with them, 0.8 MB without, 4 kB
+ *   once object literals no longer start with a spread either, see lint/leading-spread.grit).
  * It also prepares the statements that repeat (see prepared.ts): Kysely's `query(text, values)` is
  * sent as `{ name, text, values }`. A prepared statement whose result columns changed under it
  * (DDL while the server runs) fails once with "cached plan must not change result type"; that
  * connection is then dropped, so the next one prepares the statement afresh.
+ * Every `query(text, values)` is built as a pg Query with its callback given to the constructor:
+ * pg's own promise form sets the callback afterwards, and its queries' rows, too, were promoted.
  */
 class ResilientClient extends pg.Client {
-  constructor(config?: pg.ClientConfig) {
+  constructor(config?: ResilientConfig) {
     super(config);
     this.on('error', ignore);
+    const ms = config?.readTimeoutMs ?? 0;
+    if (ms > 0) this.once('connect', () => this.watchReads(ms));
+  }
+
+  /** Destroys the socket when a query has waited `ms` without a byte from the server (see above). */
+  private watchReads(ms: number): void {
+    const internals = this as unknown as { connection: Connection; _getActiveQuery(): unknown; _queryQueue: unknown[] };
+    const stream = internals.connection.stream;
+    stream.setTimeout(ms);
+    // The timer also runs out while the connection idles in the pool: nothing is waiting then.
+    stream.on('timeout', () => {
+      if (internals._getActiveQuery() || internals._queryQueue.length > 0) stream.destroy(new Error('Query read timeout'));
+    });
   }
 
   override query(...args: unknown[]): any {
     const connection = (this as unknown as { connection: Connection }).connection;
     const [text, values] = args;
-    const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? preparedName(connection, text) : null;
-    let result: unknown;
-    if (name === null) {
-      result = (super.query as (...a: unknown[]) => unknown)(...args);
-    } else {
-      // A Query made from the text and named afterwards: given a config object, pg copies it
-      // property by property (descriptors) on every query.
-      result = new Promise((resolve, reject) => {
-        const query = new NamedQuery(text as string, values as unknown[], (error: Error | null, res: unknown) =>
-          error ? reject(error) : resolve(res),
-        );
-        query.name = name;
-        (super.query as (q: unknown) => unknown)(query);
-      });
+    if (!(args.length === 2 && typeof text === 'string' && Array.isArray(values))) {
+      return (super.query as (...a: unknown[]) => unknown)(...args);
     }
-    if (result instanceof Promise) {
-      result.catch((error: unknown) => {
-        if (!(error instanceof Error)) return;
-        if (error.message === 'Query read timeout' || stalePlan(error)) connection.stream.destroy();
-      });
-    }
+    const name = preparedName(connection, text);
+    const result = new Promise((resolve, reject) => {
+      const query = new CallbackQuery(text, values, (error: Error | null, res: unknown) => (error ? reject(error) : resolve(res)));
+      // Named afterwards: given a config object, pg copies it property by property on every query.
+      if (name !== null) query.name = name;
+      (super.query as (q: unknown) => unknown)(query);
+    });
+    result.catch((error: unknown) => {
+      if (error instanceof Error && stalePlan(error)) connection.stream.destroy();
+    });
     return result;
   }
 }
@@ -100,30 +118,32 @@ class ResilientClient extends pg.Client {
  * parsed as numbers. Every embedded database is opened here (server, sandbox, test templates).
  */
 export function openPGlite(options: { dataDir?: string; loadDataDir?: Blob } = {}): PGlite {
-  return new PGlite({
-    ...options,
-    extensions: { btree_gin, pg_trgm },
-    parsers: {
-      20: (v: string) => Number.parseInt(v, 10),
-      1700: (v: string) => Number.parseFloat(v),
-    },
-  });
+  return new PGlite(
+    Object.assign({}, options, {
+      extensions: { btree_gin, pg_trgm },
+      parsers: {
+        20: (v: string) => Number.parseInt(v, 10),
+        1700: (v: string) => Number.parseFloat(v),
+      },
+    }),
+  );
 }
 
 export function connect(target: DatabaseTarget): Kysely<Database> {
   if (target.kind === 'postgres') {
     const timeouts = target.timeouts ?? DEFAULT_TIMEOUTS;
-    const pool = new pg.Pool({
+    const options: pg.PoolConfig & ResilientConfig = {
       connectionString: target.url,
       max: target.poolSize,
       Client: ResilientClient as unknown as typeof pg.Client,
       // pg-pool applies this both to opening a connection and to waiting for a pooled one.
       connectionTimeoutMillis: timeouts.connectMs,
       statement_timeout: timeouts.statementMs,
-      query_timeout: timeouts.queryMs,
+      readTimeoutMs: timeouts.queryMs,
       idle_in_transaction_session_timeout: timeouts.queryMs,
       keepAlive: true,
-    });
+    };
+    const pool = new pg.Pool(options);
     // An idle connection killed by the server (restart, failover, a forced drop) is removed from the
     // pool, which opens a new one on demand; unhandled, the event would crash the process.
     pool.on('error', ignore);
@@ -136,10 +156,7 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     unlock = lockDataDir(target.dataDir);
   }
   const open = () =>
-    openPGlite({
-      ...(onDisk ? { dataDir: target.dataDir } : {}),
-      ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
-    });
+    openPGlite(Object.assign({}, onDisk ? { dataDir: target.dataDir } : {}, target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}));
   // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
   if (!onDisk && target.loadDataDir) {
     const reloadable = reloadableClient(open);

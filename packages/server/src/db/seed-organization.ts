@@ -193,7 +193,7 @@ export async function seedOrganization(db: Kysely<Database>, passwordHash: strin
 
   const categoryRows = await db
     .insertInto('categories')
-    .values(CATEGORIES.map((c) => ({ ...c, created_at: t0, updated_at: t0 })))
+    .values(CATEGORIES.map((c) => Object.assign({}, c, { created_at: t0, updated_at: t0 })))
     .returning(['id', 'scope', 'name'])
     .execute();
   const categories: Record<CategoryScope, Ids> = { FORUM: new Map(), ANNOUNCEMENT: new Map(), TUTORIAL: new Map() };

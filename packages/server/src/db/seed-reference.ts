@@ -107,7 +107,7 @@ export async function seedReferenceData(db: Kysely<Database>, now = new Date()):
   count(
     await db
       .insertInto('roles')
-      .values(ROLES.map((r) => ({ ...r, is_system: true, ...stamp })))
+      .values(ROLES.map((r) => Object.assign({}, r, { is_system: true }, stamp)))
       .onConflict((oc) => oc.doNothing())
       .returning('id')
       .execute(),

@@ -11,6 +11,6 @@ import { requestMediaTypes } from './route-document.js';
 export class Parser {
   async parse(specification: unknown, options: ParseOptions = {}): Promise<GlueConfig> {
     const config = precomputedRoutes(specification, options) ?? (await parseWithGlue(specification, options));
-    return { ...config, contentTypes: requestMediaTypes(specification as OpenApiDocument) };
+    return Object.assign({}, config, { contentTypes: requestMediaTypes(specification as OpenApiDocument) });
   }
 }

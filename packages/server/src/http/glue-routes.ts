@@ -73,11 +73,10 @@ export function routesArtefact(config: GlueConfig, options: ParseOptions): strin
   const artefact: Artefact = {
     contract: contractDigest(),
     options,
-    config: {
-      ...config,
+    config: Object.assign({}, config, {
       routes: config.routes.map(({ openapiSource: _, ...route }) => route),
       contentTypes: [...config.contentTypes],
-    },
+    }),
   };
   return JSON.stringify(artefact);
 }
@@ -87,7 +86,7 @@ export function readRoutesArtefact(text: string, options: ParseOptions): GlueCon
   const artefact = JSON.parse(text) as Artefact;
   if (artefact.contract !== contractDigest()) return null;
   if (JSON.stringify(artefact.options) !== JSON.stringify(options)) return null;
-  return { ...artefact.config, contentTypes: new Set(artefact.config.contentTypes) };
+  return Object.assign({}, artefact.config, { contentTypes: new Set(artefact.config.contentTypes) });
 }
 
 /**

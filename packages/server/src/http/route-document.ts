@@ -16,11 +16,11 @@ export function routeDocument(doc: OpenApiDocument): OpenApiDocument {
         if (!methods.has(key)) return [key, value];
         const operation = value as { responses: Record<string, unknown> };
         const responses = Object.fromEntries(Object.entries(operation.responses).filter(([status]) => status.startsWith('2')));
-        return [key, { ...operation, responses }];
+        return [key, Object.assign({}, operation, { responses })];
       }),
     );
   }
-  return { ...doc, paths };
+  return Object.assign({}, doc, { paths });
 }
 
 let routes: OpenApiDocument | undefined;

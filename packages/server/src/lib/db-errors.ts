@@ -102,7 +102,7 @@ export function contractErrorOf(error: unknown): AppError | ListError | undefine
       };
       return new AppError(
         'ALREADY_EXISTS',
-        { ...rule, value: key.value ?? '' },
+        Object.assign({}, rule, { value: key.value ?? '' }),
         `A ${rule.resource} with this ${rule.field} already exists`,
       );
     }

@@ -71,11 +71,10 @@ export function pageMeta(total: number, page: number, limit: number, extras?: Pa
 
 export function linkedPageMeta(total: number, page: number, limit: number, extras?: PageExtras): LinkedPageMeta {
   const meta = pageMeta(total, page, limit, extras);
-  return {
-    ...meta,
+  return Object.assign({}, meta, {
     next_page: page < meta.total_pages ? page + 1 : null,
     previous_page: page > 1 ? Math.min(page - 1, Math.max(meta.total_pages, 1)) : null,
-  };
+  });
 }
 
 /**
@@ -138,7 +137,7 @@ export function derived<O>(
   if (base instanceof ShapedQuery) {
     if (!db) throw new Error('a query shape needs the database to compile on');
     const shape = base.shape.derive<Record<string, unknown>, unknown>(name, options, (q, p, on) => derive(q as unknown as AnyQuery, p, on));
-    return shape.compile(db, { ...base.params, ...extra }) as CompiledQuery<O>;
+    return shape.compile(db, Object.assign({}, base.params, extra)) as CompiledQuery<O>;
   }
   const compiled = derive(base, extra).compile();
   return (options.text ? CompiledQuery.raw(options.text(compiled.sql), [...compiled.parameters]) : compiled) as CompiledQuery<O>;
@@ -370,7 +369,7 @@ const idsPage =
 const withFrom = (from: OperationNode, ctes?: WithNode): KyselyPlugin => ({
   transformQuery: ({ node }): RootOperationNode =>
     SelectQueryNode.is(node)
-      ? (Object.freeze({ ...node, from: FromNode.create([from]), ...(ctes ? { with: ctes } : {}) }) as RootOperationNode)
+      ? (Object.freeze(Object.assign({}, node, { from: FromNode.create([from]) }, ctes ? { with: ctes } : {})) as RootOperationNode)
       : node,
   transformResult: async ({ result }) => result,
 });
@@ -525,7 +524,7 @@ export function keysetIdsQuery(base: Listable, r: Omit<KeysetRequest<unknown>, '
   const lifted = per?.unscoped ?? r.runs?.unscoped;
   // The base without its owner condition: the same shape built with `unscoped` (a builder is taken as it is).
   const unscoped = (q: AnyQuery, p: Record<string, unknown>, on?: Kysely<any>): AnyQuery =>
-    lifted && on && base instanceof ShapedQuery ? (base.shape.build(on, { ...p, ...lifted }) as unknown as AnyQuery) : q;
+    lifted && on && base instanceof ShapedQuery ? (base.shape.build(on, Object.assign({}, p, lifted)) as unknown as AnyQuery) : q;
   return {
     compile: (db?: Kysely<any>): CompiledQuery<Record<string, string>> =>
       derived(

@@ -126,10 +126,9 @@ export default fp(async function uploads(app: FastifyInstance) {
     const rule = route.config?.upload;
     if (!rule) return;
     // multipart reads these per route: at most one byte past the limit marks a file as too large.
-    route.config = {
-      ...route.config,
+    route.config = Object.assign({}, route.config, {
       multipartOptions: { limits: { fileSize: rule.maxFileBytes, files: rule.maxFiles }, throwFileSizeLimit: false },
-    } as typeof route.config;
+    }) as typeof route.config;
     const before = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
     route.preParsing = [...before, capRequest];
     // Before the response goes out (onSend runs for answers and errors alike): a client that has its

@@ -23,18 +23,19 @@ export const TEXT_SAFE = 'x-text-safe';
  * JSON body, which has types of its own (`true` must not become 1, `""` must not become null).
  */
 export function createAjv(coerce = true, options: Options = {}) {
-  const ajv = new Ajv2020({
-    ...options,
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: true,
-    removeAdditional: false,
-    allErrors: true,
-    addUsedSchema: false,
-    strict: false,
-    discriminator: false,
-    // Errors carry their subschema: a `not` names the fields that may not come together.
-    verbose: true,
-  });
+  const ajv = new Ajv2020(
+    Object.assign({}, options, {
+      coerceTypes: coerce ? 'array' : false,
+      useDefaults: true,
+      removeAdditional: false,
+      allErrors: true,
+      addUsedSchema: false,
+      strict: false,
+      discriminator: false,
+      // Errors carry their subschema: a `not` names the fields that may not come together.
+      verbose: true,
+    }),
+  );
   addFormats(ajv);
   // File parts arrive as their file names (see plugins/uploads.ts); the bytes are checked there.
   ajv.addFormat('binary', true);

@@ -71,3 +71,25 @@ describe.runIf(url)('prepared statements on PostgreSQL', () => {
     expect(rows.rows).toEqual([]);
   });
 });
+
+// The client's read timeout: the socket's inactivity timer, not a timer per query (see connect.ts).
+describe.runIf(url)('a query that hears nothing from PostgreSQL', () => {
+  const db = connect({ kind: 'postgres', url: url!, poolSize: 1, timeouts: { connectMs: 3000, statementMs: 0, queryMs: 500 } });
+  afterAll(() => db.destroy());
+  const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+
+  it('fails with "Query read timeout" when no byte comes back in time, and the pool replaces the connection', async () => {
+    const before = await backend();
+    await expect(sql`select pg_sleep(3)`.execute(db)).rejects.toThrow(/^Query read timeout/);
+    const after = await backend();
+    expect(after).not.toBe(before);
+  });
+
+  it('keeps a connection that idled in the pool longer than the timeout', async () => {
+    const first = await backend();
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(await backend()).toBe(first);
+    // And the timer is armed again for the next query after the idle stretch.
+    await expect(sql`select pg_sleep(3)`.execute(db)).rejects.toThrow(/^Query read timeout/);
+  });
+});

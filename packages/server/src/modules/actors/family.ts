@@ -153,7 +153,10 @@ export function familyHandlers<R>(family: Family<R>) {
       const { rows, total, exact } = await repo.listActors(req.server.db, role, family.teamScoped ? teamOf(auth) : EVERY_TEAM, filters);
       return {
         message: `${label}s retrieved`,
-        result: { data: rows.map(family.toResult), meta: { ...pageMeta(total, filters.page, filters.limit), total_is_exact: exact } },
+        result: {
+          data: rows.map(family.toResult),
+          meta: Object.assign({}, pageMeta(total, filters.page, filters.limit), { total_is_exact: exact }),
+        },
       };
     },
 

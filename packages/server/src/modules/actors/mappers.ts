@@ -24,9 +24,8 @@ export function toActor(row: ActorRow): Actor {
 }
 
 export function toCustomer(row: ActorRow): ActorCustomer {
-  return {
-    ...toActor(row),
+  return Object.assign({}, toActor(row), {
     transportsCount: Number(row.transports_count ?? 0),
     complaintsCount: Number(row.complaints_count ?? 0),
-  };
+  });
 }

@@ -106,7 +106,7 @@ const actorsById = queryShape({ values: ['ids'], structure: ['role'] }, (db, p: 
 
 /** One page of a family's actors in `team`: ids from the filtered base table (no joins), then their rows; the total on the base table. */
 export function listActors(db: Kysely<Database>, role: ActorRole, team: TeamScope, f: ActorFilters) {
-  return fetchIdPage(db, baseShape.with({ ...team, ...baseParams(role, f) }), {
+  return fetchIdPage(db, baseShape.with(Object.assign({}, team, baseParams(role, f))), {
     id: 'a.id',
     page: f.page,
     limit: f.limit,
@@ -171,7 +171,7 @@ export async function insertActor(db: Kysely<Database>, role: ActorRole, values:
 export async function updateActor(db: Kysely<Database>, id: number, values: ActorUpdate): Promise<void> {
   await db
     .updateTable('actors')
-    .set({ ...values, updated_at: new Date() })
+    .set(Object.assign({}, values, { updated_at: new Date() }))
     .where('id', '=', id)
     .execute();
 }

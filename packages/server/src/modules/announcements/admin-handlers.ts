@@ -138,14 +138,19 @@ export type AdminOperations =
 export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
   async listAdminAnnouncements(req) {
     const q = req.query;
-    const query = { ...q, page: q.page ?? 1, limit: q.limit ?? 10, sortBy: q.sortBy ?? 'createdAt', sortOrder: q.sortOrder ?? 'DESC' };
+    const query = Object.assign({}, q, {
+      page: q.page ?? 1,
+      limit: q.limit ?? 10,
+      sortBy: q.sortBy ?? 'createdAt',
+      sortOrder: q.sortOrder ?? 'DESC',
+    });
     const now = new Date();
     const { rows, total, exact } = await listAll(req.server.db, now, query);
     return {
       message: 'Announcements retrieved successfully',
       result: {
         data: rows.map((r) => toAdminListItem(r, now)),
-        meta: { ...pageMeta(total, query.page, query.limit), total_is_exact: exact },
+        meta: Object.assign({}, pageMeta(total, query.page, query.limit), { total_is_exact: exact }),
       },
     };
   },

@@ -5,7 +5,8 @@ import { type TradeOperations, tradeAnnouncementHandlers } from './trade-handler
 export { invalidateAnnouncementCaches } from './cache.js';
 
 /** Announcements: the user side (`/trade/announcements`) and the administration (`/admin/announcements`). */
-export const announcementHandlers: ModuleHandlers<TradeOperations | AdminOperations> = {
-  ...tradeAnnouncementHandlers,
-  ...adminAnnouncementHandlers,
-};
+export const announcementHandlers: ModuleHandlers<TradeOperations | AdminOperations> = Object.assign(
+  {},
+  tradeAnnouncementHandlers,
+  adminAnnouncementHandlers,
+);

@@ -133,17 +133,17 @@ function detailBody(row: AnnouncementDetailRow) {
   };
 }
 
-export const toDetail = (row: AnnouncementDetailRow): SharedDetail => ({
-  ...detailBody(row),
-  status: 'PUBLISHED',
-  publishedAt: iso(row.published_at ?? row.created_at),
-});
+export const toDetail = (row: AnnouncementDetailRow): SharedDetail =>
+  Object.assign({}, detailBody(row), {
+    status: 'PUBLISHED' as const,
+    publishedAt: iso(row.published_at ?? row.created_at),
+  });
 
-export const toAdmin = (row: AnnouncementDetailRow, now: Date): S['Announcement'] => ({
-  ...detailBody(row),
-  status: reportedStatus(row, now),
-  publishedAt: iso(row.published_at),
-});
+export const toAdmin = (row: AnnouncementDetailRow, now: Date): S['Announcement'] =>
+  Object.assign({}, detailBody(row), {
+    status: reportedStatus(row, now),
+    publishedAt: iso(row.published_at),
+  });
 
 export function toAdminListItem(row: AnnouncementRow, now: Date): S['AnnouncementAdminListItem'] {
   return {

@@ -73,7 +73,7 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     const page = await announcementCache(req.server).remember(`list:${audienceKey(audience)}:${digest(query)}`, LIST_TTL_MS, async () => {
       const { rows, total, exact } = await listVisible(db, audience, now, query);
       return {
-        value: { data: rows.map(toListItem), meta: { ...pageMeta(total, query.page, query.limit), total_is_exact: exact } },
+        value: { data: rows.map(toListItem), meta: Object.assign({}, pageMeta(total, query.page, query.limit), { total_is_exact: exact }) },
         ttlMs: await untilNextExpiry(db, now),
       };
     });
@@ -107,14 +107,13 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     if (!view) throw announcementNotFound(id);
     return {
       message: 'Announcement retrieved successfully',
-      result: {
-        ...shared,
-        statistics: { ...shared.statistics, viewsCount: view.viewsCount, likesCount: view.likesCount },
+      result: Object.assign({}, shared, {
+        statistics: Object.assign({}, shared.statistics, { viewsCount: view.viewsCount, likesCount: view.likesCount }),
         viewsCount: view.viewsCount,
         likesCount: view.likesCount,
         isRead: true,
         userLiked: view.userLiked,
-      },
+      }),
     };
   },
 

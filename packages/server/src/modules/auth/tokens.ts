@@ -60,18 +60,22 @@ export async function registerJwt(app: FastifyInstance, jwt: Config['jwt']) {
   const common = { secret: jwt.secret, decoratorName: 'jwtClaims' };
   const verify = { algorithms: ['HS256' as const], allowedIss: jwt.issuer, clockTolerance: CLOCK_TOLERANCE_MS };
   const required = ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp', 'typ'];
-  await app.register(fastifyJwt, {
-    ...common,
-    namespace: 'access',
-    sign: { algorithm: 'HS256', iss: jwt.issuer, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds * 1000 },
-    verify: { ...verify, allowedAud: jwt.audience, requiredClaims: [...required, 'access_level'] },
-  });
-  await app.register(fastifyJwt, {
-    ...common,
-    namespace: 'refresh',
-    sign: { algorithm: 'HS256', iss: jwt.issuer, aud: refreshAudience, expiresIn: jwt.refreshTtlSeconds * 1000 },
-    verify: { ...verify, allowedAud: refreshAudience, requiredClaims: required },
-  });
+  await app.register(
+    fastifyJwt,
+    Object.assign({}, common, {
+      namespace: 'access',
+      sign: { algorithm: 'HS256' as const, iss: jwt.issuer, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds * 1000 },
+      verify: Object.assign({}, verify, { allowedAud: jwt.audience, requiredClaims: [...required, 'access_level'] }),
+    }),
+  );
+  await app.register(
+    fastifyJwt,
+    Object.assign({}, common, {
+      namespace: 'refresh',
+      sign: { algorithm: 'HS256' as const, iss: jwt.issuer, aud: refreshAudience, expiresIn: jwt.refreshTtlSeconds * 1000 },
+      verify: Object.assign({}, verify, { allowedAud: refreshAudience, requiredClaims: required }),
+    }),
+  );
   const spaces = app.jwt as unknown as Record<'access' | 'refresh', JwtNamespace>;
   return createTokens(spaces.access, spaces.refresh, jwt);
 }
@@ -87,7 +91,7 @@ function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['
   return {
     accessTtlSeconds: jwt.accessTtlSeconds,
     refreshTtlSeconds: jwt.refreshTtlSeconds,
-    signAccess: (payload: AccessPayload): string => access.sign({ ...payload, typ: 'access', jti: randomUUID() }),
+    signAccess: (payload: AccessPayload): string => access.sign(Object.assign({}, payload, { typ: 'access', jti: randomUUID() })),
     signRefresh: (sub: number, sid: number): string => refresh.sign({ sub, sid, typ: 'refresh', jti: randomUUID() }),
     /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     verifyAccess(token: string): AccessClaims {

@@ -38,7 +38,7 @@ export const adminHandlers: ModuleHandlers<
   async listAdminComplaints(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total, extras } = await listPage(req.server.db, ownedScope(auth), { ...filters, page, limit });
+    const { rows, total, extras } = await listPage(req.server.db, ownedScope(auth), Object.assign({}, filters, { page, limit }));
     return {
       message: 'Complaints retrieved',
       result: { data: rows.map(toAdminListItem), meta: linkedPageMeta(total, page, limit, extras) },

@@ -33,7 +33,7 @@ export type ComplaintChanges = Pick<
 export async function updateComplaint(db: Db, id: number, changes: ComplaintChanges, guard: 'pending' | 'notClosed') {
   const result = await db
     .updateTable('complaints')
-    .set({ ...changes, updated_at: new Date() })
+    .set(Object.assign({}, changes, { updated_at: new Date() }))
     .where('id', '=', id)
     .where('status', guard === 'pending' ? '=' : '<>', guard === 'pending' ? 'PENDING' : 'CLOSED')
     .executeTakeFirst();

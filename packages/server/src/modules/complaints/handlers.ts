@@ -5,4 +5,4 @@ import { tradeHandlers } from './trade-handlers.js';
 
 type Ops = keyof typeof tradeHandlers | keyof typeof fileHandlers | keyof typeof adminHandlers;
 
-export const complaintHandlers: ModuleHandlers<Ops> = { ...tradeHandlers, ...fileHandlers, ...adminHandlers };
+export const complaintHandlers: ModuleHandlers<Ops> = Object.assign({}, tradeHandlers, fileHandlers, adminHandlers);

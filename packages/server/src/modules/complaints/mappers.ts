@@ -28,7 +28,7 @@ export function toListItem(r: ComplaintRow): Schemas['ComplaintListItem'] {
 }
 
 export function toAdminListItem(r: ComplaintRow): Schemas['ComplaintAdminListItem'] {
-  return { ...toListItem(r), ...people(r) };
+  return Object.assign({}, toListItem(r), people(r));
 }
 
 export function toDetail(r: ComplaintRow, attachments: AttachmentRow[]): Schemas['Complaint'] {
@@ -60,12 +60,10 @@ export function toDetail(r: ComplaintRow, attachments: AttachmentRow[]): Schemas
 
 /** The staff view; `allowedStatuses` are the moves open to the caller's access level. */
 export function toAdmin(r: ComplaintRow, attachments: AttachmentRow[], role: AccessLevel): Schemas['ComplaintAdmin'] {
-  return {
-    ...toDetail(r, attachments),
-    ...people(r),
+  return Object.assign({}, toDetail(r, attachments), people(r), {
     resolvedAt: iso(r.resolved_at),
     allowedStatuses: COMPLAINT_WORKFLOW.targets(r.status, role),
-  };
+  });
 }
 
 export function toHistoryEntry(h: HistoryRow): Schemas['ComplaintStatusHistoryEntry'] {

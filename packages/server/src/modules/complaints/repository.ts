@@ -142,7 +142,7 @@ const totals = totalsCache('complaints');
 
 /** One page of the complaints in `scope`: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, scope: ComplaintScope, f: ComplaintFilters & { page: number; limit: number; cursor?: string }) {
-  return fetchKeysetPage(db, baseShape.with({ ...scope, ...baseParams(f) }), {
+  return fetchKeysetPage(db, baseShape.with(Object.assign({}, scope, baseParams(f))), {
     keys: [SORT_KEYS[f.sortBy ?? 'createdAt'], { column: 'c.id', type: 'integer' }],
     direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
     page: f.page,

@@ -51,10 +51,11 @@ export interface ComplaintScope extends Ownership {
 }
 
 /** `readableBy` as a list scope. */
-export const readableScope = (auth: AuthContext): ComplaintScope => ({ ...ownership(auth), orAssigned: auth.accessLevel === 'agent' });
+export const readableScope = (auth: AuthContext): ComplaintScope =>
+  Object.assign({}, ownership(auth), { orAssigned: auth.accessLevel === 'agent' });
 
 /** `ownedComplaints` as a list scope. */
-export const ownedScope = (auth: AuthContext): ComplaintScope => ({ ...ownership(auth), orAssigned: false });
+export const ownedScope = (auth: AuthContext): ComplaintScope => Object.assign({}, ownership(auth), { orAssigned: false });
 
 /** Complaints the caller may change or delete on the user side, and staff may handle (alias `c`). */
 export const ownedComplaints = (auth: AuthContext) => ownedBy(auth, 'c.created_by');

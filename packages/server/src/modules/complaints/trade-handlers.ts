@@ -92,7 +92,7 @@ export const tradeHandlers: ModuleHandlers<
   async listComplaints(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total, extras } = await listPage(req.server.db, readableScope(auth), { ...filters, page, limit });
+    const { rows, total, extras } = await listPage(req.server.db, readableScope(auth), Object.assign({}, filters, { page, limit }));
     return { message: 'Complaints retrieved', result: { data: rows.map(toListItem), meta: linkedPageMeta(total, page, limit, extras) } };
   },
 

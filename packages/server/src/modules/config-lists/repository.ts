@@ -25,7 +25,7 @@ export async function insertRow<T extends ConfigTable>(trx: Db, table: T, values
 export async function updateRow<T extends ConfigTable>(trx: Db, table: T, id: number, values: Updateable<Database[T]>): Promise<void> {
   await loose(trx)
     .updateTable(table as string)
-    .set({ ...(values as Record<string, unknown>), updated_at: new Date() })
+    .set(Object.assign({}, values as Record<string, unknown>, { updated_at: new Date() }))
     .where('id', '=', id)
     .execute();
 }

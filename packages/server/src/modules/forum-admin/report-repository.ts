@@ -85,13 +85,12 @@ function toReportedMessage(row: ReportRow): ReportedMessage {
 }
 
 function toReportedMessageDetail(row: ReportRow): ReportedMessageDetail {
-  return {
-    ...toReportedMessage(row),
+  return Object.assign({}, toReportedMessage(row), {
     topic: { id: row.topic_id, title: row.topic_title, status: row.topic_status, isHidden: row.topic_is_hidden },
     pendingReportsCount: Number(row.pending_reports_count),
     resolutionComment: row.resolution_comment,
     resolvedBy: row.resolved_by === null ? null : { id: row.resolved_by, name: row.resolver_name ?? `User ${row.resolved_by}` },
-  };
+  });
 }
 
 export type ReportFilters = Defaulted<Query<'listReportedMessages'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;

@@ -6,8 +6,4 @@ import { topicHandlers } from './topic-handlers.js';
 type Ops = keyof typeof topicHandlers | keyof typeof messageHandlers | keyof typeof lookupHandlers;
 
 /** The user side of the forum (`/trade/forum/*`). */
-export const forumHandlers: ModuleHandlers<Ops> = {
-  ...topicHandlers,
-  ...messageHandlers,
-  ...lookupHandlers,
-};
+export const forumHandlers: ModuleHandlers<Ops> = Object.assign({}, topicHandlers, messageHandlers, lookupHandlers);

@@ -46,12 +46,11 @@ function topicFields(row: TopicBase, tags: TagRefRow[]) {
 }
 
 export function toTopic(row: TopicRow, tags: TagRefRow[]): Schemas['ForumTopic'] {
-  return {
-    ...topicFields(row, tags),
+  return Object.assign({}, topicFields(row, tags), {
     userLiked: Boolean(row.user_liked),
     isSubscribed: Boolean(row.is_subscribed),
     lastMessageAt: iso(row.last_message_at),
-  };
+  });
 }
 
 export interface LastMessageJson {
@@ -67,8 +66,7 @@ export function toTopicListItem(
   tags: TagRefRow[],
 ): Schemas['ForumTopicListItem'] {
   const last = row.last_message;
-  return {
-    ...topicFields(row, tags),
+  return Object.assign({}, topicFields(row, tags), {
     lastMessage:
       last === null
         ? null
@@ -78,7 +76,7 @@ export function toTopicListItem(
             author: { firstName: last.first_name, lastName: last.last_name },
             createdAt: iso(last.created_at),
           },
-  };
+  });
 }
 
 /** A message, or its placeholder when it is deleted or hidden (it is only listed then because it has visible replies). */

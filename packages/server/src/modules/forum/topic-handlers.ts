@@ -111,7 +111,7 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     if (!(await countView(db, id, auth.userId))) throw topicNotFound(id);
     const topic = await loadTopic(db, id, auth.userId);
     const messages = await allShownMessages(db, id, auth.userId);
-    return { message: 'Topic retrieved successfully', result: { ...topic, messages: messages.map(toMessage) } };
+    return { message: 'Topic retrieved successfully', result: Object.assign({}, topic, { messages: messages.map(toMessage) }) };
   },
 
   async updateForumTopic(req) {

@@ -202,13 +202,16 @@ export async function updateTopic(trx: Db, id: number, changes: TopicChanges): P
   const now = new Date();
   await trx
     .updateTable('forum_topics')
-    .set({
-      ...(changes.title !== undefined ? { title: changes.title } : {}),
-      ...(changes.description !== undefined ? { description: changes.description } : {}),
-      ...(changes.content !== undefined ? { content: changes.content } : {}),
-      ...(changes.categoryId !== undefined ? { category_id: changes.categoryId } : {}),
-      updated_at: now,
-    })
+    .set(
+      Object.assign(
+        {},
+        changes.title !== undefined ? { title: changes.title } : {},
+        changes.description !== undefined ? { description: changes.description } : {},
+        changes.content !== undefined ? { content: changes.content } : {},
+        changes.categoryId !== undefined ? { category_id: changes.categoryId } : {},
+        { updated_at: now },
+      ),
+    )
     .where('id', '=', id)
     .execute();
   if (changes.content !== undefined) {

@@ -39,7 +39,7 @@ const notFound = (id: number) => new AppError('RESOURCE_NOT_FOUND', { resource: 
 async function loadDetail(db: Kysely<Database>, id: number, scope?: ReturnType<typeof withinTeam>): Promise<OrganizationDetail> {
   const row = await repo.findOrganization(db, id, scope);
   if (!row) throw notFound(id);
-  return { ...toOrganization(row), children: await repo.childrenOf(db, id) };
+  return Object.assign({}, toOrganization(row), { children: await repo.childrenOf(db, id) });
 }
 
 /** The parent, manager and country a body refers to: existing (404); manager and country active (400). */

@@ -111,13 +111,14 @@ const organizationsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[
  * order, then their full rows (lib/id-paging.ts); the total is capped like every list's.
  */
 export function listOrganizations(db: Kysely<Database>, team: TeamScope, f: OrganizationFilters) {
-  const base = organizationBase.with({
-    ...team,
-    pattern: f.search === undefined ? undefined : containing(f.search),
-    parentId: f.parentId,
-    type: f.type,
-    isActive: f.isActive,
-  });
+  const base = organizationBase.with(
+    Object.assign({}, team, {
+      pattern: f.search === undefined ? undefined : containing(f.search),
+      parentId: f.parentId,
+      type: f.type,
+      isActive: f.isActive,
+    }),
+  );
   return fetchPreparedIdPage(db, base, 'o.id', organizationsById, f);
 }
 
@@ -166,7 +167,7 @@ export async function insertOrganization(db: Kysely<Database>, values: NewOrgani
 export async function updateOrganization(db: Kysely<Database>, id: number, values: OrganizationUpdate): Promise<void> {
   await db
     .updateTable('organizations')
-    .set({ ...values, updated_at: new Date() })
+    .set(Object.assign({}, values, { updated_at: new Date() }))
     .where('id', '=', id)
     .execute();
 }

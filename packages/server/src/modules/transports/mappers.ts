@@ -86,7 +86,10 @@ export function toTransport({ row, documents, complaints }: TransportRecord): Sc
 /** The staff view; `allowedActions` are the actions open to the caller's access level. */
 export function toAdminTransport(record: TransportRecord, role: AccessLevel): Schemas['TransportAdminDetail'] {
   const state = workflowState(record.row.status, record.row.validation_level);
-  return { ...toTransport(record), createdBy: creator(record.row), allowedActions: TRANSPORT_WORKFLOW.allowed(state, role) };
+  return Object.assign({}, toTransport(record), {
+    createdBy: creator(record.row),
+    allowedActions: TRANSPORT_WORKFLOW.allowed(state, role),
+  });
 }
 
 export function toListItem(row: TransportRow): Schemas['TransportListItem'] {
@@ -105,7 +108,7 @@ export function toListItem(row: TransportRow): Schemas['TransportListItem'] {
   };
 }
 
-export const toAdminListItem = (row: TransportRow): Schemas['TransportAdminListItem'] => ({
-  ...toListItem(row),
-  createdBy: creator(row),
-});
+export const toAdminListItem = (row: TransportRow): Schemas['TransportAdminListItem'] =>
+  Object.assign({}, toListItem(row), {
+    createdBy: creator(row),
+  });

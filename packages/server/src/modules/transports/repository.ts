@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { type Expression, sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
 import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
@@ -132,8 +132,7 @@ interface BaseParams extends Ownership {
 }
 
 function baseParams(auth: AuthContext, f: TransportFilters): BaseParams {
-  return {
-    ...ownership(auth),
+  return Object.assign({}, ownership(auth), {
     status: f.status,
     vehicleTypeId: f.vehicleTypeId,
     customerId: f.customerId,
@@ -145,7 +144,7 @@ function baseParams(auth: AuthContext, f: TransportFilters): BaseParams {
     // Stored timestamps have microseconds, the API's milliseconds: the end is inclusive of its whole millisecond.
     endBefore: f.endDate === undefined ? undefined : new Date(Date.parse(f.endDate) + 1),
     searchPattern: f.search === undefined ? undefined : containing(f.search),
-  };
+  });
 }
 
 /** Every column of `transports` that baseQuery's filters read (the sort keys aside). */
@@ -228,13 +227,14 @@ const totals = totalsCache('transports');
 function byMember(params: BaseParams): PerOwner | undefined {
   const team = teamOwners(params, 't.created_by');
   if (!team) return undefined;
-  return {
-    ...team,
+  return Object.assign({}, team, {
     // The columns baseQuery's filters read: migration 0013's covering index on (created_by, created_at, id) holds them all.
     columns: FILTER_COLUMNS,
-    worthIt: (members) => sql<SqlBool>`(select count(*) from unnest(${members})) * (select coalesce(sum(c.transports), 0)
+    worthIt: (
+      members: Expression<unknown>,
+    ) => sql<SqlBool>`(select count(*) from unnest(${members})) * (select coalesce(sum(c.transports), 0)
       from transport_user_counts c where c.created_by = any(${members})) < (select reltuples from pg_class where oid = 'transports'::regclass)`,
-  };
+  });
 }
 
 /** Whether a text filter (point or search) keeps a small share of the rows: the walk of the whole order then skips many. */

@@ -71,7 +71,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
     checkDateRange(filters);
-    const { rows, total, extras } = await listPage(req.server.db, auth, { ...filters, page, limit });
+    const { rows, total, extras } = await listPage(req.server.db, auth, Object.assign({}, filters, { page, limit }));
     return { message: 'Transports retrieved', result: { data: rows.map(toListItem), meta: pageMeta(total, page, limit, extras) } };
   },
 

@@ -199,7 +199,7 @@ export async function updateFields(
   try {
     const row = await trx
       .updateTable('transports')
-      .set({ ...set, updated_at: new Date() })
+      .set(Object.assign({}, set, { updated_at: new Date() }))
       .where('id', '=', id)
       .where('status', 'in', editable)
       .returning('id')
@@ -216,7 +216,7 @@ type StoredState = Pick<Transport, 'status' | 'validation_level'>;
 export async function moveState(trx: Db, id: number, from: StoredState, to: StoredState): Promise<boolean> {
   const row = await trx
     .updateTable('transports')
-    .set({ ...to, updated_at: new Date() })
+    .set(Object.assign({}, to, { updated_at: new Date() }))
     .where('id', '=', id)
     .where('status', '=', from.status)
     .where('validation_level', '=', from.validation_level)

@@ -82,7 +82,7 @@ export async function findTutorial(db: Db, id: number): Promise<S['Tutorial'] | 
       .orderBy('pt.id')
       .execute(),
   ]);
-  return { ...toFullTutorial(row, tags.get(id), chapters), status: row.status, prerequisites };
+  return Object.assign({}, toFullTutorial(row, tags.get(id), chapters), { status: row.status, prerequisites });
 }
 
 // ---------------------------------------------------------------- checks of referenced records

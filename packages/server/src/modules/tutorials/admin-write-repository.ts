@@ -108,16 +108,17 @@ export async function insertTutorial(
 ): Promise<number> {
   const row = await trx
     .insertInto('tutorials')
-    .values({
-      ...columns(f),
-      title: f.title,
-      difficulty: f.difficulty,
-      estimated_time: f.estimatedTime,
-      summary: f.summary ?? null,
-      attachments: attachmentsJson(f.attachments ?? []),
-      status: f.status ?? 'DRAFT',
-      author_id: authorId,
-    })
+    .values(
+      Object.assign({}, columns(f), {
+        title: f.title,
+        difficulty: f.difficulty,
+        estimated_time: f.estimatedTime,
+        summary: f.summary ?? null,
+        attachments: attachmentsJson(f.attachments ?? []),
+        status: f.status ?? 'DRAFT',
+        author_id: authorId,
+      }),
+    )
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -126,7 +127,7 @@ export async function insertTutorial(
 export async function updateTutorialRow(trx: Db, id: number, f: TutorialFields): Promise<void> {
   await trx
     .updateTable('tutorials')
-    .set({ ...columns(f), updated_at: new Date() })
+    .set(Object.assign({}, columns(f), { updated_at: new Date() }))
     .where('id', '=', id)
     .execute();
 }

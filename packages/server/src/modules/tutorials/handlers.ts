@@ -129,4 +129,4 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
 
 export const tutorialHandlers: ModuleHandlers<
   UserOps | 'listAdminTutorials' | 'createTutorial' | 'getAdminTutorialById' | 'updateTutorial' | 'deleteTutorial'
-> = { ...userTutorialHandlers, ...adminTutorialHandlers };
+> = Object.assign({}, userTutorialHandlers, adminTutorialHandlers);

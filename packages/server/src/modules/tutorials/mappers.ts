@@ -97,27 +97,25 @@ export function toListItem(
   row: TutorialRow & { my_completed_at: Date | null; my_last_viewed_at: Date | null },
   tags: TagRow[] | undefined,
 ): S['TutorialListItem'] {
-  return {
-    ...common(row),
+  return Object.assign({}, common(row), {
     description: row.description ?? '',
     thumbnail: toImage(row.thumbnail),
     tags: toTagRefs(tags),
     isCompleted: row.my_completed_at !== null,
     lastViewedAt: iso(row.my_last_viewed_at),
-  };
+  });
 }
 
 export function toAdminListItem(
   row: TutorialRow & { chapters_count: number; prerequisites_count: number },
   tags: TagRow[] | undefined,
 ): S['TutorialAdminListItem'] {
-  return {
-    ...common(row),
+  return Object.assign({}, common(row), {
     status: row.status,
     tags: toTagRefs(tags),
     chaptersCount: row.chapters_count,
     prerequisitesCount: row.prerequisites_count,
-  };
+  });
 }
 
 /** Every field but the per-user and per-shape ones (prerequisites, related tutorials, progress). */
@@ -126,8 +124,7 @@ export function toFullTutorial(
   tags: TagRow[] | undefined,
   chapters: ChapterRow[],
 ) {
-  return {
-    ...common(row),
+  return Object.assign({}, common(row), {
     description: row.description ?? '',
     content: row.content ?? '',
     thumbnail: toImage(row.thumbnail),
@@ -135,5 +132,5 @@ export function toFullTutorial(
     attachments: toAttachments(row.attachments),
     chapters: toChapters(chapters),
     tags: toTagRefs(tags),
-  };
+  });
 }

@@ -138,8 +138,7 @@ export async function findPublishedDetail(db: Db, tutorialId: number, userId: nu
   ]);
   const isCompleted = row.my_completed_at !== null;
   const lastViewedAt = iso(row.my_last_viewed_at);
-  return {
-    ...toFullTutorial(row, tags.get(row.id), chapters),
+  return Object.assign({}, toFullTutorial(row, tags.get(row.id), chapters), {
     prerequisites,
     relatedTutorials: related,
     userProgress: {
@@ -152,7 +151,7 @@ export async function findPublishedDetail(db: Db, tutorialId: number, userId: nu
     },
     isCompleted,
     lastViewedAt,
-  };
+  });
 }
 
 /** SQL: has the user completed the tutorial whose id is in `column`? */

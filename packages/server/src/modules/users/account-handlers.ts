@@ -68,7 +68,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
   async listUsers(req) {
     const auth = caller(req);
     const { page = 1, limit = 10, ...filters } = req.query;
-    const { rows, total } = await listAccounts(req.server.db, auth, { ...filters, page, limit });
+    const { rows, total } = await listAccounts(req.server.db, auth, Object.assign({}, filters, { page, limit }));
     return { message: 'Users retrieved', result: { data: rows.map(toUser), meta: pageMeta(total, page, limit) } };
   },
 
@@ -163,19 +163,21 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
         await updateAccount(
           trx,
           target,
-          {
-            ...(email !== undefined && { email }),
-            ...(roleId !== undefined && { role_id: roleId }),
-            ...(organizationId !== undefined && { organization_id: organizationId }),
-            ...(countryId !== undefined && { country_id: countryId }),
-          },
-          {
-            ...(firstName !== undefined && { first_name: firstName }),
-            ...(lastName !== undefined && { last_name: lastName }),
-            ...(email !== undefined && { email }),
-            ...(familyChanges && { actor_role: family }),
-            ...(organizationId !== undefined && { organization_id: organizationId }),
-          },
+          Object.assign(
+            {},
+            email !== undefined && { email },
+            roleId !== undefined && { role_id: roleId },
+            organizationId !== undefined && { organization_id: organizationId },
+            countryId !== undefined && { country_id: countryId },
+          ),
+          Object.assign(
+            {},
+            firstName !== undefined && { first_name: firstName },
+            lastName !== undefined && { last_name: lastName },
+            email !== undefined && { email },
+            familyChanges && { actor_role: family },
+            organizationId !== undefined && { organization_id: organizationId },
+          ),
         );
         if (!roleChanges && !organizationChanges) return [];
         return revokeSessions(trx, { userId: id }, roleChanges ? 'role_changed' : 'organization_changed');

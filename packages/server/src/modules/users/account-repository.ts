@@ -68,7 +68,9 @@ const accountsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) 
  */
 export function listAccounts(db: Db, auth: AuthContext, f: ListFilters & { page: number; limit: number }) {
   const { search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = f;
-  const base = accountBase.with({ ...teamOf(auth), search, roleId, organizationId, countryId, isActive, sortBy, sortOrder });
+  const base = accountBase.with(
+    Object.assign({}, teamOf(auth), { search, roleId, organizationId, countryId, isActive, sortBy, sortOrder }),
+  );
   return fetchPreparedIdPage(db, base, 'u.id', accountsById, f);
 }
 
@@ -77,7 +79,7 @@ export async function insertAccount(trx: Db, actor: NewActor, user: Omit<NewUser
   const { id: actorId } = await trx.insertInto('actors').values(actor).returning('id').executeTakeFirstOrThrow();
   const { id } = await trx
     .insertInto('users')
-    .values({ ...user, actor_id: actorId })
+    .values(Object.assign({}, user, { actor_id: actorId }))
     .returning('id')
     .executeTakeFirstOrThrow();
   await trx.updateTable('actors').set({ user_id: id }).where('id', '=', actorId).execute();
@@ -94,13 +96,13 @@ export async function updateAccount(
   const now = new Date();
   await trx
     .updateTable('users')
-    .set({ ...user, updated_at: now })
+    .set(Object.assign({}, user, { updated_at: now }))
     .where('id', '=', target.id)
     .execute();
   if (target.actor_id !== null) {
     await trx
       .updateTable('actors')
-      .set({ ...actor, updated_at: now })
+      .set(Object.assign({}, actor, { updated_at: now }))
       .where('id', '=', target.actor_id)
       .execute();
   }

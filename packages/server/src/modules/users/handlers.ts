@@ -16,4 +16,4 @@ export const userHandlers: ModuleHandlers<
   | 'listSessions'
   | 'getSessionById'
   | 'revokeSession'
-> = { ...accountHandlers, ...accountStateHandlers, ...sessionHandlers };
+> = Object.assign({}, accountHandlers, accountStateHandlers, sessionHandlers);
