@@ -2,9 +2,8 @@
  * What `pnpm bench` and `pnpm bench:compare` share: a dataset's scenario context, the built server
  * started as users start it (its own process), logins, and autocannon in a process of its own.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -130,34 +129,59 @@ export function cpuMs(pid: number | undefined): number | null {
 export interface Run {
   latency: { p50: number; p99: number; average: number };
   requests: { average: number; total: number };
-  /** Seconds the run lasted, as autocannon measured it. */
+  /** Seconds the run lasted, measured around it by the load generator. */
   duration: number;
   non2xx: number;
   errors: number;
 }
-const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-/** One autocannon run in a process of its own; `s` null is a plain GET of `target`. */
+let loader: ChildProcess | null = null;
+let nextId = 0;
+const pending = new Map<number, { resolve: (run: Run) => void; reject: (error: Error) => void }>();
+/** The load generator's process (`loader.mjs`), started on first use. */
+function loaderProcess(): ChildProcess {
+  if (loader) return loader;
+  const child = fork(join(here, 'loader.mjs'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  child.on('message', (message: { id: number; result?: Run; error?: string }) => {
+    const waiting = pending.get(message.id);
+    pending.delete(message.id);
+    if (message.result) waiting?.resolve(message.result);
+    else waiting?.reject(new Error(message.error ?? 'load generator failed'));
+  });
+  child.on('exit', () => {
+    loader = null;
+    for (const waiting of pending.values()) waiting.reject(new Error('the load generator exited'));
+    pending.clear();
+  });
+  children.push(child);
+  loader = child;
+  return child;
+}
+
+/**
+ * One autocannon run of `duration` seconds (fractions allowed) in the load generator's process;
+ * `s` null is a plain GET of `target`.
+ */
 export function autocannon(
   target: string,
   s: Scenario | null,
   duration: number,
   options: { tokens?: Map<string, string>; connections?: number } = {},
 ): Promise<Run> {
-  const args = [autocannonBin, '-j', '-c', String(options.connections ?? 1), '-d', String(duration)];
-  if (s && s.role !== 'anonymous') args.push('-H', `authorization=Bearer ${options.tokens?.get(s.role)}`);
-  if (s?.body) args.push('-m', s.method, '-H', 'content-type=application/json', '-b', JSON.stringify(s.body));
-  args.push(target);
+  const headers: Record<string, string> = {};
+  if (s && s.role !== 'anonymous') headers.authorization = `Bearer ${options.tokens?.get(s.role)}`;
+  if (s?.body) headers['content-type'] = 'application/json';
+  const run = {
+    url: target,
+    connections: options.connections ?? 1,
+    duration,
+    headers,
+    method: s?.body ? s.method : 'GET',
+    ...(s?.body ? { body: JSON.stringify(s.body) } : {}),
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('exit', () => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').at(-1)!) as Run);
-      } catch (error) {
-        reject(error);
-      }
-    });
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    loaderProcess().send({ id, options: run });
   });
 }
 

@@ -11,6 +11,22 @@ function disposition(filename: string, inline: boolean): string {
   return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const envelopeOf = (out: { message: string; result: unknown }) => ({
+  success: true,
+  message: out.message,
+  result: out.result,
+  errors: null,
+  except: null,
+});
+
+/** The body of a JSON answer with status `code`: the route's serializer for it (the contract's schema), else plain JSON. */
+function serialize(reply: FastifyReply, code: number, envelope: Record<string, unknown>): string {
+  const serializer = reply.getSerializationFunction(String(code), 'application/json');
+  return serializer ? serializer(envelope) : JSON.stringify(envelope);
+}
+
 /** Turns the typed handler map into glue's service handlers: envelope, status and file replies. */
 export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Record<string, RouteHandler> {
   const service: Record<string, RouteHandler> = {};
@@ -30,14 +46,13 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
       }
       const code = out.status ?? status;
       reply.code(code);
-      const envelope = { success: true, message: out.message, result: out.result, errors: null, except: null };
-      // A result shared by many requests (a cached statistics answer) is serialized once.
-      const body = sharedBody(out.result, operationId, out.message, code, () => {
-        // The serializer Fastify would use for this status (the contract's schema), else plain JSON.
-        const serialize = reply.getSerializationFunction(String(code), 'application/json');
-        return serialize ? serialize(envelope) : JSON.stringify(envelope);
-      });
-      return body === undefined ? envelope : reply.type('application/json; charset=utf-8').send(body);
+      // A result shared by many requests (a cached statistics answer) is serialized once; any
+      // other by the serializer Fastify would pick for this status (the contract's schema, else
+      // plain JSON), called here so that Fastify does not parse the content type to pick it again.
+      const body =
+        sharedBody(out.result, operationId, out.message, code, () => serialize(reply, code, envelopeOf(out))) ??
+        serialize(reply, code, envelopeOf(out));
+      return reply.type(JSON_TYPE).send(body);
     };
   }
   return service;

@@ -17,14 +17,16 @@ export const EXPOSED_HEADERS = [
 /**
  * Which browser origins may call the API: those of CORS_ORIGINS (`*` for any), and outside
  * production any local origin. Bearer tokens travel in a header, never in cookies, so
- * credentials are not enabled. Preflights are answered for every path.
+ * credentials are not enabled. Preflights are answered for every path. A request without an
+ * `Origin` header is not a cross-origin request of a browser (browsers send it on every one) and
+ * gets no CORS headers, only `Vary: Origin`.
  */
 export function corsOptions(config: Config): FastifyCorsOptions {
   const listed = new Set(config.corsOrigins);
   const any = listed.has('*');
   const local = config.nodeEnv !== 'production';
   return {
-    origin: (origin, done) => done(null, origin === undefined || any || listed.has(origin) || (local && LOCAL.test(origin))),
+    origin: (origin, done) => done(null, origin !== undefined && (any || listed.has(origin) || (local && LOCAL.test(origin)))),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { AppError, ListError } from '../http/errors.js';
 import { contractErrorOf } from '../lib/db-errors.js';
+import { SECURITY_HEADERS } from './headers.js';
 import { bodyRequired, TEXT_SAFE } from './validation.js';
 import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS as retryAfterSeconds } from '../lib/outage.js';
 
@@ -153,12 +154,17 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: imp
   socket.destroySoon?.();
 }
 
-/** Fastify's own routing errors (a malformed URL, a path parameter over its length limit) in the envelope. */
-export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+/**
+ * Fastify's own routing errors (a malformed URL, a path parameter over its length limit) in the
+ * envelope, with the headers of every answer (no hook runs for them).
+ */
+export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply) {
   const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
   const reason = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment exceeds 100 characters' : 'The URL is malformed';
   return reply
     .code(status)
+    .headers(SECURITY_HEADERS)
+    .header('x-request-id', req.id)
     .header('content-type', 'application/json; charset=utf-8')
     .send(envelope(STATUS_TEXT[status] ?? reason, [reason]));
 }

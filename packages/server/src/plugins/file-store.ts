@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { createFileStore, type FileStore } from '../lib/file-store.js';
+import { hookList } from '../http/route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,8 +55,14 @@ export default fp(async function fileStore(app: FastifyInstance) {
       .then((n) => n > 0 && app.log.info(`removed ${n} stored files no row refers to`))
       .catch((error) => app.log.warn({ err: error }, 'stored files no row refers to were not removed'));
   });
-  app.addHook('onResponse', async (req, reply) => {
-    if (WRITES.has(req.method) && reply.statusCode < 400) void sweep();
+  // On the routes of write methods only, callback-style: reads have nothing to sweep.
+  const afterWrite: onResponseHookHandler = (_req, reply, done) => {
+    if (reply.statusCode < 400) void sweep();
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!hookList(route.method).some((m) => WRITES.has(m))) return;
+    route.onResponse = [...hookList(route.onResponse), afterWrite];
   });
   app.addHook('onClose', async () => {
     await Promise.all([running, orphans]);

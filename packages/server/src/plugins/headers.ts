@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
+import { hookList } from '../http/route-hooks.js';
 
 /** The API answers JSON and files only: nothing may be loaded, framed or run from its answers. */
 const API_POLICY = { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] };
@@ -23,11 +24,32 @@ const DOCS_POLICY = [
 /** Operations whose answer carries tokens: never stored by a browser or a proxy. */
 const TOKEN_OPERATIONS = new Set(['login', 'refreshToken']);
 
-const HELMET: Readonly<HelmetOptions> = {
-  contentSecurityPolicy: { useDefaults: false, directives: API_POLICY },
+const TRANSPORT: Readonly<HelmetOptions> = {
+  xFrameOptions: { action: 'deny' },
   referrerPolicy: { policy: 'no-referrer' },
   strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
 };
+
+/**
+ * The headers of an API answer (JSON or a file), those the OWASP REST Security Cheat Sheet lists
+ * for APIs: a CSP that allows nothing, no framing, nosniff, HSTS, no referrer, and the resource
+ * kept to this origin. Helmet's defaults are made for HTML documents: the headers that only act on
+ * a document a browser renders (opener policy, origin-agent cluster, DNS prefetching, Internet
+ * Explorer's download and XSS-filter switches, Flash and Acrobat policy files) go on the one
+ * document the API serves, the documentation page.
+ */
+const API_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, {
+  contentSecurityPolicy: { useDefaults: false, directives: API_POLICY },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+});
+
+/** The documentation page: helmet's document headers, with a CSP that lets the page run. */
+const DOCS_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, { contentSecurityPolicy: false });
 
 /**
  * The headers helmet sets for `options`, computed once: they depend on nothing in the request,
@@ -48,26 +70,39 @@ export function helmetHeaders(options: Readonly<HelmetOptions>): Record<string, 
   return headers;
 }
 
+/** The security headers of every answer. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = helmetHeaders(API_HELMET);
+
+/** What the documentation page adds to them (or replaces). */
+const DOCS_HEADERS: Readonly<Record<string, string>> = Object.assign(
+  Object.fromEntries(Object.entries(helmetHeaders(DOCS_HELMET)).filter(([name, value]) => SECURITY_HEADERS[name] !== value)),
+  { 'content-security-policy': DOCS_POLICY },
+);
+
 /**
- * Security headers on every answer (helmet's: nosniff, frame, referrer, HSTS, a CSP that allows
- * nothing), a CSP fit for the documentation page on `/docs`, `no-store` on token answers.
- * Callback-style hooks: no promise per request.
+ * Security headers on every answer (`SECURITY_HEADERS`) and the request id, set as the request
+ * arrives; the document headers and a CSP fit for the documentation page on `/docs`, and
+ * `no-store` on token answers, by an `onSend` hook on those routes only. Callback-style
+ * hooks: no promise per request, and no hook on every answer that has nothing to adjust.
  */
 export default fp(async function headers(app: FastifyInstance) {
-  const security = helmetHeaders(HELMET);
-  const apply: onRequestHookHandler = (_req, reply, done) => {
-    reply.headers(security);
+  const apply: onRequestHookHandler = (req, reply, done) => {
+    reply.headers(SECURITY_HEADERS);
+    reply.header('x-request-id', req.id);
     done();
   };
   app.addHook('onRequest', apply);
-  const adjust: onSendHookHandler = (req, reply, payload, done) => {
-    reply.header('x-request-id', req.id);
-    if (req.routeOptions.url === '/docs') reply.header('content-security-policy', DOCS_POLICY);
-    const operationId = (req.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
-    if (operationId !== undefined && TOKEN_OPERATIONS.has(operationId)) {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    }
+  const docs: onSendHookHandler = (_req, reply, payload, done) => {
+    reply.headers(DOCS_HEADERS);
     done(null, payload);
   };
-  app.addHook('onSend', adjust);
+  const noStore: onSendHookHandler = (_req, reply, payload, done) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    done(null, payload);
+  };
+  app.addHook('onRoute', (route) => {
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
+    const adjust = route.url === '/docs' ? docs : operationId !== undefined && TOKEN_OPERATIONS.has(operationId) ? noStore : undefined;
+    if (adjust) route.onSend = [...hookList(route.onSend), adjust];
+  });
 });

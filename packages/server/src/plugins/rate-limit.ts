@@ -5,8 +5,11 @@ import { AppError } from '../http/errors.js';
 import { fallbackStore } from './rate-limit-store.js';
 
 const ADMIN_LEVELS = new Set(['admin', 'super_admin']);
-/** Probes of load balancers and orchestrators: never limited, counted against no quota. */
-const UNLIMITED = new Set(['/health', '/ready']);
+/**
+ * Probes of load balancers and orchestrators: never limited, counted against no quota (the
+ * security plugin leaves the limiter off their routes).
+ */
+export const UNLIMITED: ReadonlySet<string> = new Set(['/health', '/ready']);
 
 /**
  * Hourly quotas: per client address when unauthenticated, per user otherwise, higher for
@@ -22,9 +25,8 @@ export default fp(async function rateLimits(app: FastifyInstance) {
     timeWindow: windowMs,
     ...(redis ? { store: fallbackStore(redis, `${app.config.redisPrefix}rate:`) as unknown as FastifyRateLimitStoreCtor } : {}),
     skipOnError: true,
-    allowList: (req: FastifyRequest) => UNLIMITED.has(req.routeOptions.url ?? ''),
     keyGenerator: (req: FastifyRequest) => (req.auth ? `user:${req.auth.userId}` : `ip:${req.ip}`),
-    max: async (req: FastifyRequest) => (!req.auth ? anonymous : ADMIN_LEVELS.has(req.auth.accessLevel) ? admin : user),
+    max: (req: FastifyRequest) => (!req.auth ? anonymous : ADMIN_LEVELS.has(req.auth.accessLevel) ? admin : user),
     errorResponseBuilder: (_req, context) =>
       new AppError(
         'RATE_LIMITED',

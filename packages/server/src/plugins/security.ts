@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { listOperations, loadContract, type OperationObject } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
 import { TokenInvalid, type AccessClaims, type AccessLevel } from '../modules/auth/tokens.js';
+import { UNLIMITED } from './rate-limit.js';
+import { hookList } from '../http/route-hooks.js';
 
 /** Who is calling: the verified access token of an active session. */
 export interface AuthContext {
@@ -120,15 +122,17 @@ export default fp(async function security(app: FastifyInstance) {
   const limiter = app.rateLimit();
 
   app.addHook('onRoute', (route) => {
+    // Probes are never limited: their routes go without the limiter.
+    const first = UNLIMITED.has(route.url) ? [identify] : [identify, limiter];
     if (route.method === 'HEAD' || route.url.startsWith('/docs') || route.url === '/openapi.json') {
-      route.onRequest = [identify, limiter];
+      route.onRequest = first;
       return;
     }
     const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
     const roles = operationId === undefined ? undefined : requirements.get(operationId);
     // glue's security handler, when the operation is protected; replaced by the direct check when its requirement is the usual one.
-    const enforce = route.preHandler === undefined ? [] : roles !== undefined ? [enforceRoles(roles)] : toList(route.preHandler);
-    route.onRequest = [identify, limiter, ...toList(route.onRequest), ...enforce];
+    const enforce = route.preHandler === undefined ? [] : roles !== undefined ? [enforceRoles(roles)] : hookList(route.preHandler);
+    route.onRequest = [...first, ...hookList(route.onRequest), ...enforce];
     route.preHandler = undefined;
   });
 });
@@ -140,10 +144,6 @@ function authorize(req: FastifyRequest, roles: string[]): void {
   if (roles.length > 0 && !roles.includes(req.auth.accessLevel)) {
     throw new AppError('FORBIDDEN', { requiredRoles: roles }, 'Insufficient permissions');
   }
-}
-
-function toList<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** glue's handler for the `bearerAuth` scheme: `roles` are the role names of the requirement. */

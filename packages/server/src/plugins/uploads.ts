@@ -5,6 +5,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
 import type { Spooled } from '../lib/file-store.js';
+import { hookList } from '../http/route-hooks.js';
 
 /** The limits of one upload operation, declared once in the contract (`x-fastify-config.upload`). */
 export interface UploadRule {
@@ -129,29 +130,28 @@ export default fp(async function uploads(app: FastifyInstance) {
     route.config = Object.assign({}, route.config, {
       multipartOptions: { limits: { fileSize: rule.maxFileBytes, files: rule.maxFiles }, throwFileSizeLimit: false },
     }) as typeof route.config;
-    const before = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
-    route.preParsing = [...before, capRequest];
+    route.preParsing = [...hookList(route.preParsing), capRequest];
     // Before the response goes out (onSend runs for answers and errors alike): a client that has its
     // answer finds no spool file left behind.
-    const sending = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
     route.onSend = [
-      ...sending,
+      ...hookList(route.onSend),
       (req: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) =>
         release(req, () => done(null, payload)),
     ];
-    const aborted =
-      route.onRequestAbort === undefined ? [] : Array.isArray(route.onRequestAbort) ? route.onRequestAbort : [route.onRequestAbort];
-    route.onRequestAbort = [...aborted, release];
-  });
-
-  // Callback-style: every request passes here, and only multipart ones have anything to wait for.
-  app.addHook('preValidation', (req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    req.uploads = [];
-    req.multipartRead = true;
-    if (!req.isMultipart() || req.body === null || typeof req.body !== 'object') return done();
-    readParts(req).then(() => done(), done);
+    route.onRequestAbort = [...hookList(route.onRequestAbort), release];
+    // Only upload operations accept a multipart body (the validation plugin refuses media types an
+    // operation does not declare), so only their requests have parts to read.
+    route.preValidation = [...hookList(route.preValidation), readBody];
   });
 });
+
+/** Reads the parts of a multipart body (callback-style: a request without one has nothing to wait for). */
+function readBody(req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  req.uploads = [];
+  req.multipartRead = true;
+  if (!req.isMultipart() || req.body === null || typeof req.body !== 'object') done();
+  else readParts(req).then(() => done(), done);
+}
 
 /** Turns the multipart body into a plain object (file names and fields) and keeps the file bytes on `req.uploads`. */
 async function readParts(req: FastifyRequest): Promise<void> {

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { loadContract, listOperations } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
 import { lazyValidator, loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
+import { hookList } from '../http/route-hooks.js';
 
 // ajv-formats is CommonJS: under NodeNext its function is the default export's `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
@@ -140,6 +141,7 @@ export default fp(async function validation(app: FastifyInstance) {
     const rule = operationId === undefined ? undefined : rules.get(operationId);
     if (!rule) return;
     const refusal = (req: FastifyRequest): AppError<'UNSUPPORTED_MEDIA_TYPE'> | null => {
+      if (req.headers['content-type'] === undefined && !carriesBody(req)) return null;
       const mediaType = mediaTypeOf(req);
       if (mediaType === '' && !carriesBody(req)) return null;
       if (rule.mediaTypes.includes(mediaType)) return null;
@@ -161,14 +163,10 @@ export default fp(async function validation(app: FastifyInstance) {
       else done(null, payload);
     };
     const preValidation: preValidationHookHandler = (req, _reply, done) => {
-      if (rule.required && (req.body === undefined || req.body === null)) done(bodyRequired());
+      if (req.body === undefined || req.body === null) done(bodyRequired());
       else done();
     };
-    route.preParsing = [preParsing, ...toList(route.preParsing)];
-    route.preValidation = [preValidation, ...toList(route.preValidation)];
+    route.preParsing = [preParsing, ...hookList(route.preParsing)];
+    if (rule.required) route.preValidation = [preValidation, ...hookList(route.preValidation)];
   });
 });
-
-function toList<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
-}

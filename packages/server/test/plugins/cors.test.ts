@@ -41,6 +41,13 @@ describe('CORS', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it("adds no CORS headers to a request without an Origin (no browser's cross-origin call), only Vary: Origin", async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    expect(res.headers.vary).toBe('Origin');
+  });
+
   it('lets a browser read the request id and the rate-limit headers of a real response', async () => {
     const res = await t.app.inject({
       method: 'POST',
