@@ -126,6 +126,17 @@ export function teamOf(auth: AuthContext): TeamScope {
   return { scope: 'team', teamId: auth.organizationId };
 }
 
+/**
+ * A short text naming the records `auth` sees: equal for two callers exactly when their ownership
+ * rule (`ownership`) and team rule (`teamOf`) are equal. The part of a cached answer's key that
+ * stands for the caller, without compiling their conditions on every request.
+ */
+export function scopeKey(auth: AuthContext): string {
+  const o = ownership(auth);
+  const t = teamOf(auth);
+  return `${o.scope}:${o.scope === 'all' ? '' : o.scope === 'team' ? o.teamId : o.ownerId}/${t.scope}:${t.teamId ?? ''}`;
+}
+
 /** `withinTeam` from a `TeamScope` (its values may be a query shape's placeholders). */
 export function withinTeamScope(t: TeamScope, organizationIdColumn: string): Expression<SqlBool> {
   if (t.scope === 'all') return sql<SqlBool>`true`;

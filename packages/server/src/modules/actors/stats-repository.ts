@@ -1,7 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
-import { hasGlobalView, ownedBy, withinTeam } from '../../lib/scope.js';
+import { hasGlobalView, ownedBy, scopeKey, withinTeam } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
 import type { AuthContext } from '../../plugins/security.js';
 
@@ -19,8 +19,7 @@ const cache = statsCache<Result<'getActorStats'>>('actors', 'transports');
  * The answer is reused per scope while no counted actor or transport column changes (statsCache).
  */
 export function actorStats(db: Kysely<Database>, auth: AuthContext, days: number, top: number): Promise<Result<'getActorStats'>> {
-  const { sql: text, parameters } = sql`${withinTeam(auth, 'a.organization_id')} ${ownedBy(auth, 't.created_by')}`.compile(db);
-  return cache(db, JSON.stringify([text, parameters, days, top]), () => computeStats(db, auth, days, top));
+  return cache(db, `${scopeKey(auth)}|${days}|${top}`, () => computeStats(db, auth, days, top));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
-import { hasGlobalView, ownedBy } from '../../lib/scope.js';
+import { hasGlobalView, ownedBy, scopeKey } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { STATUSES } from './rules.js';
@@ -17,8 +17,7 @@ const cache = statsCache<Stats>('complaints');
  * while no complaint changes, for at most a few seconds (statsCache).
  */
 export function complaintStats(db: Kysely<Database>, auth: AuthContext, days: number): Promise<Stats> {
-  const { sql: text, parameters } = sql`${ownedBy(auth, 'x.created_by')}`.compile(db);
-  return cache(db, JSON.stringify([text, parameters, days]), () => computeStats(db, auth, days));
+  return cache(db, `${scopeKey(auth)}|${days}`, () => computeStats(db, auth, days));
 }
 
 async function computeStats(db: Kysely<Database>, auth: AuthContext, days: number): Promise<Stats> {

@@ -2,7 +2,7 @@ import type { components } from '@transport-ops/contract';
 import { type Expression, type Kysely, type RawBuilder, sql, type SqlBool } from 'kysely';
 import { enumValues } from '../../contract.js';
 import type { Database } from '../../db/schema.js';
-import { hasGlobalView, ownedBy } from '../../lib/scope.js';
+import { hasGlobalView, ownedBy, scopeKey } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
 import type { AuthContext } from '../../plugins/security.js';
 
@@ -265,8 +265,7 @@ const cache = statsCache<Statistics>('transports', 'complaints');
  * (statsCache: resolutions are recorded with a complaint change).
  */
 export function reportStatistics(db: Db, auth: AuthContext, p: Period): Promise<Statistics> {
-  const { sql: text, parameters } = sql`${ownedBy(auth, 'u.id')}`.compile(db);
-  return cache(db, JSON.stringify([text, parameters, p.startDate ?? null, p.endDate ?? null]), () => computeStatistics(db, auth, p));
+  return cache(db, `${scopeKey(auth)}|${p.startDate ?? ''}|${p.endDate ?? ''}`, () => computeStatistics(db, auth, p));
 }
 
 /**

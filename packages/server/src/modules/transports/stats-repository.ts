@@ -2,7 +2,7 @@ import type { components } from '@transport-ops/contract';
 import { sql } from 'kysely';
 import { enumValues } from '../../contract.js';
 import type { TransportStatus } from '../../db/schema.js';
-import { hasGlobalView, ownedBy } from '../../lib/scope.js';
+import { hasGlobalView, ownedBy, scopeKey } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
 import type { AuthContext } from '../../plugins/security.js';
 import type { Db } from './repository.js';
@@ -20,8 +20,7 @@ const cache = statsCache<Stats>('transports');
  * of the same scope while no transport changes, for at most a few seconds (statsCache).
  */
 export function transportStats(db: Db, auth: AuthContext, days: number): Promise<Stats> {
-  const { sql: text, parameters } = sql`${ownedBy(auth, 'x.created_by')}`.compile(db);
-  return cache(db, JSON.stringify([text, parameters, days]), () => computeStats(db, auth, days));
+  return cache(db, `${scopeKey(auth)}|${days}`, () => computeStats(db, auth, days));
 }
 
 async function computeStats(db: Db, auth: AuthContext, days: number): Promise<Stats> {
