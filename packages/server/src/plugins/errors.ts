@@ -36,6 +36,16 @@ function describe(context: string, issue: ValidationIssue): { field: string; mes
   return { field: field || context, message: field ? message : `${context} ${message}` };
 }
 
+/**
+ * The issues worth reporting: where a value has the wrong type, the other rules checked on that
+ * same value (its required fields, a `not`, a length) say nothing more about it and only mislead
+ * (an array sent for an object "must not contain both customerId and newCustomer").
+ */
+function relevant(issues: ValidationIssue[]): ValidationIssue[] {
+  const mistyped = new Set(issues.filter((i) => i.keyword === 'type').map((i) => i.instancePath));
+  return mistyped.size === 0 ? issues : issues.filter((i) => i.keyword === 'type' || !mistyped.has(i.instancePath));
+}
+
 const envelope = (message: string, errors: unknown, except: string | null = null) => ({
   success: false,
   message,
@@ -66,7 +76,7 @@ export default fp(async function errors(app: FastifyInstance) {
     }
     if (error.validation) {
       const context = error.validationContext ?? 'request';
-      const issues = (error.validation as ValidationIssue[]).map((issue) => describe(context, issue));
+      const issues = relevant(error.validation as ValidationIssue[]).map((issue) => describe(context, issue));
       if (req.routeOptions.config.validationErrors === 'fieldMap') {
         const map: Record<string, string> = {};
         for (const { field, message } of issues) map[field] ??= message;

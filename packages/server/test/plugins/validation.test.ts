@@ -70,6 +70,21 @@ describe('strict bodies, coerced parameters', () => {
     );
   });
 
+  it('reports a value of the wrong type by its type alone, not by the rules of the type it should have', async () => {
+    const token = await t.token('agent');
+    for (const body of [[], [{ customerId: 1, newCustomer: {} }], 42, true]) {
+      const res = await t.call('createTransport', { token, body: body as never });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.errors, JSON.stringify(body)).toEqual(['body must be object']);
+    }
+    const nested = await t.call('createTransport', {
+      token,
+      body: { chargerFirstName: 'A', chargerLastName: 'B', vehicleTypeId: 1, loadingPoint: 'Dock 4', newCustomer: ['x'] } as never,
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.body.errors).toEqual(['body/newCustomer must be object']);
+  });
+
   it('still converts query and path values from text', async () => {
     const res = await t.call('getUserById', { token: admin, params: { id: '1' } });
     expect(res.status).toBe(200);
