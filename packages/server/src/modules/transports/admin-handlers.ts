@@ -21,7 +21,7 @@ import {
   wrongRole,
 } from './rules.js';
 import { transportStats } from './stats-repository.js';
-import { checkDateRange, reload } from './trade-handlers.js';
+import { checkDateRange, loadVisible, reload } from './trade-handlers.js';
 import {
   deleteTransport,
   fieldChanges,
@@ -55,8 +55,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const auth = caller(req);
     const { db } = req.server;
     const { id } = req.params;
-    if (!(await findVisible(db, auth, id))) throw transportNotFound(id);
-    return { message: 'Transport retrieved', result: toAdminTransport(await reload(db, id), auth.accessLevel) };
+    return { message: 'Transport retrieved', result: toAdminTransport(await loadVisible(db, auth, id), auth.accessLevel) };
   },
 
   async updateAdminTransport(req) {

@@ -80,11 +80,19 @@ const complaintsOf = queryShape({ values: ['transportId'] }, (db, p: { transport
 );
 export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf.execute>>[number];
 
-const transportById = queryShape({ values: ['id'] }, (db, p: { id: number }) => transportQuery(db).where('t.id', '=', p.id));
+/** Every transport: the scope of a reload after a write (the writer's access was checked first). */
+const ANY_OWNER: Ownership = { scope: 'all', ownerId: 0, teamId: undefined };
 
-/** A transport with its documents and complaint; undefined when absent. Ownership is checked by the caller. */
-export async function loadTransport(db: Db, id: number): Promise<TransportRecord | undefined> {
-  const row = await transportById.executeTakeFirst(db, { id });
+const transportById = queryShape({ values: ['id', 'ownerId', 'teamId'], structure: ['scope'] }, (db, p: Ownership & { id: number }) =>
+  transportQuery(db).where('t.id', '=', p.id).where(ownedByScope(p, 't.created_by')),
+);
+
+/**
+ * A transport with its documents and complaint; undefined when absent or, given the caller's
+ * ownership rule, outside it (one statement checks both: a detail is three statements, not four).
+ */
+export async function loadTransport(db: Db, id: number, owner: Ownership = ANY_OWNER): Promise<TransportRecord | undefined> {
+  const row = await transportById.executeTakeFirst(db, Object.assign({ id }, owner));
   if (!row) return undefined;
   // One after the other: inside a transaction (one connection) queries cannot overlap.
   const documents = await documentsOf.execute(db, { transportId: id });
@@ -92,14 +100,17 @@ export async function loadTransport(db: Db, id: number): Promise<TransportRecord
   return { row, documents, complaints };
 }
 
-/** The transport's id, status and vehicle type when the caller may see it. */
-export function findVisible(db: Db, auth: AuthContext, id: number) {
-  return db
+const visibleById = queryShape({ values: ['id', 'ownerId', 'teamId'], structure: ['scope'] }, (db, p: Ownership & { id: number }) =>
+  db
     .selectFrom('transports as t')
     .select(['t.id', 't.status', 't.validation_level', 't.vehicle_type_id'])
-    .where('t.id', '=', id)
-    .where(ownedBy(auth, 't.created_by'))
-    .executeTakeFirst();
+    .where('t.id', '=', p.id)
+    .where(ownedByScope(p, 't.created_by')),
+);
+
+/** The transport's id, status and vehicle type when the caller may see it. */
+export function findVisible(db: Db, auth: AuthContext, id: number) {
+  return visibleById.executeTakeFirst(db, Object.assign({ id }, ownership(auth)));
 }
 
 export async function currentStatus(db: Db, id: number): Promise<TransportStatus | undefined> {

@@ -3,7 +3,8 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { type AuthContext, caller } from '../../plugins/security.js';
+import { ownership } from '../../lib/scope.js';
 import { screenUploads } from '../../plugins/uploads.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
 import {
@@ -55,6 +56,13 @@ export async function reload(db: Db, id: number) {
   return record;
 }
 
+/** The transport as `auth` may see it: a 404 when it is absent or outside the caller's scope. */
+export async function loadVisible(db: Db, auth: AuthContext, id: number) {
+  const record = await loadTransport(db, id, ownership(auth));
+  if (!record) throw transportNotFound(id);
+  return record;
+}
+
 export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
   async createTransport(req) {
     const auth = caller(req);
@@ -79,8 +87,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const auth = caller(req);
     const { db } = req.server;
     const { id } = req.params;
-    if (!(await findVisible(db, auth, id))) throw transportNotFound(id);
-    return { message: 'Transport retrieved', result: toTransport(await reload(db, id)) };
+    return { message: 'Transport retrieved', result: toTransport(await loadVisible(db, auth, id)) };
   },
 
   async updateTransport(req) {
