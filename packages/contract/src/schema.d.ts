@@ -8453,6 +8453,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The URL is malformed (a broken percent-encoding). The operation declares no parameter and takes no body. */
+        BadUrl: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Not authenticated: the bearer token is missing, malformed, wrongly signed, expired or revoked, or the credentials are wrong. */
         Unauthorized: {
             headers: {
@@ -8464,6 +8473,24 @@ export interface components {
         };
         /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the operation's description for its codes). */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Invalid parameters: a query or path parameter breaks a rule of the contract, or the query names a parameter the operation does not declare (refused by name). `errors` lists each parameter and rule. Query and path values are converted from their text form; strings may not contain NUL characters (PostgreSQL cannot store them), numbers must lie within their documented bounds. Also answered when the URL is malformed (a broken percent-encoding). */
+        BadQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Invalid path: a path parameter breaks its rule (an id is an integer from 1 to 2147483647), or the URL is malformed (a broken percent-encoding). The operation declares no query parameter and takes no body. */
+        BadPath: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8581,7 +8608,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8651,7 +8678,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8712,7 +8739,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
@@ -8841,7 +8868,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -8933,7 +8960,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -8966,7 +8993,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -9068,7 +9095,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9167,7 +9194,7 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The document does not exist or is not visible to the caller. */
@@ -9247,7 +9274,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9339,7 +9366,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -9380,7 +9407,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -9493,7 +9520,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -9531,7 +9558,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9635,7 +9662,7 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The attachment does not exist or is not visible to the caller. */
@@ -9789,7 +9816,7 @@ export interface operations {
                     "image/webp": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -9822,7 +9849,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -9881,7 +9908,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9964,7 +9991,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The topic does not exist or is hidden. */
@@ -10005,7 +10032,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation, or the caller is neither the author nor of supervisor level or above (`FORBIDDEN`). */
             403: {
@@ -10144,7 +10171,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The topic does not exist or is hidden, or `parentId` is not a message of this topic. */
@@ -10231,7 +10258,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The topic does not exist or is hidden. */
@@ -10272,7 +10299,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The topic does not exist or is hidden. */
@@ -10373,7 +10400,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The message does not exist or is not visible. */
@@ -10414,7 +10441,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation, or the caller is neither the author nor of supervisor level or above (`FORBIDDEN`). */
             403: {
@@ -10551,7 +10578,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The message does not exist or is not visible. */
@@ -10707,7 +10734,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10739,7 +10766,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category does not exist, is inactive or is not a forum category. */
@@ -10782,7 +10809,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10821,7 +10848,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10858,7 +10885,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10907,7 +10934,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -10939,7 +10966,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The announcement is targeted at other user types or regions (`ACCESS_DENIED`). */
             403: {
@@ -10997,7 +11024,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The announcement is targeted at other user types or regions (`ACCESS_DENIED`). */
             403: {
@@ -11124,7 +11151,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11158,7 +11185,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11210,7 +11237,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11242,7 +11269,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tutorial does not exist or is not published (`TUTORIAL_NOT_FOUND`). */
@@ -11381,7 +11408,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11439,7 +11466,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description `q` is missing or shorter than two characters, another parameter breaks its rule or is not declared, or the URL is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11476,7 +11511,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tutorial does not exist (`TUTORIAL_NOT_FOUND`) or the caller has not completed it (`CERTIFICATE_NOT_FOUND`). */
@@ -11520,7 +11555,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description `code` is not 12 upper-case letters or digits, or the URL is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No certificate carries this code (`CERTIFICATE_NOT_FOUND`). */
             404: {
                 headers: {
@@ -11574,7 +11617,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -11682,7 +11725,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -11731,7 +11774,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -11860,7 +11903,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -11909,7 +11952,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12024,7 +12067,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12132,7 +12175,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12181,7 +12224,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12310,7 +12353,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12359,7 +12402,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12472,7 +12515,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12571,7 +12614,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12620,7 +12663,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12749,7 +12792,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12798,7 +12841,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12891,7 +12934,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12950,7 +12993,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13058,7 +13101,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13107,7 +13150,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13228,7 +13271,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13277,7 +13320,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13397,7 +13440,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13464,7 +13507,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13504,7 +13547,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13553,7 +13596,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13624,7 +13667,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13724,7 +13767,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13773,7 +13816,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13930,7 +13973,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -13962,7 +14005,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -14003,7 +14046,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist. */
@@ -14163,7 +14206,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -14259,7 +14302,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -14309,7 +14352,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14343,7 +14386,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14396,7 +14439,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14447,7 +14490,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14479,7 +14522,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14549,7 +14592,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14581,7 +14624,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -14614,7 +14657,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -14758,7 +14801,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -14846,7 +14889,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14895,7 +14938,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -14927,7 +14970,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The report does not exist. */
@@ -15121,7 +15164,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -15168,7 +15211,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -15243,7 +15286,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category does not exist. */
@@ -15284,7 +15327,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category does not exist. */
@@ -15444,7 +15487,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -15519,7 +15562,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint type does not exist. */
@@ -15560,7 +15603,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint type does not exist. */
@@ -15720,7 +15763,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -15811,7 +15854,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -15860,7 +15903,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16057,7 +16100,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -16132,7 +16175,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tag does not exist. */
@@ -16173,7 +16216,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tag does not exist. */
@@ -16335,7 +16378,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -16410,7 +16453,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The vehicle type does not exist. */
@@ -16451,7 +16494,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The vehicle type does not exist. */
@@ -16611,7 +16654,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16702,7 +16745,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16751,7 +16794,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16937,7 +16980,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17037,7 +17080,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17086,7 +17129,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17284,7 +17327,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -17359,7 +17402,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The announcement does not exist (`ANNOUNCEMENT_NOT_FOUND`). */
@@ -17400,7 +17443,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The announcement does not exist (`ANNOUNCEMENT_NOT_FOUND`). */
@@ -17487,7 +17530,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The announcement does not exist (`ANNOUNCEMENT_NOT_FOUND`). */
@@ -17546,7 +17589,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The announcement does not exist (`ANNOUNCEMENT_NOT_FOUND`). */
@@ -17651,7 +17694,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -17726,7 +17769,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description No tutorial has this id (`TUTORIAL_NOT_FOUND`). */
@@ -17767,7 +17810,7 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description No tutorial has this id (`TUTORIAL_NOT_FOUND`). */
