@@ -8453,7 +8453,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The URL is malformed (a broken percent-encoding). The operation declares no parameter and takes no body. */
+        /** @description The URL is malformed (a broken percent-encoding). The operation declares no parameter (any query parameter sent is ignored) and takes no body. */
         BadUrl: {
             headers: {
                 [name: string]: unknown;
@@ -8489,7 +8489,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Invalid path: a path parameter breaks its rule (an id is an integer from 1 to 2147483647), or the URL is malformed (a broken percent-encoding). The operation declares no query parameter and takes no body. */
+        /** @description Invalid path: a path parameter breaks its rule (an id is an integer from 1 to 2147483647), or the URL is malformed (a broken percent-encoding). The operation declares no query parameter (any sent is ignored) and takes no body. */
         BadPath: {
             headers: {
                 [name: string]: unknown;
