@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadContract } from '../../src/contract.js';
 import { createTestApp, type DemoUser, type TestApp } from '../support/app.js';
-import { operations, type OperationInfo } from '../support/contract.js';
+import { deref, operations, type OperationInfo } from '../support/contract.js';
 import { superAdminToken } from '../modules/users/support.js';
 
 /**
@@ -12,16 +11,6 @@ import { superAdminToken } from '../modules/users/support.js';
  */
 
 type Json = Record<string, any>;
-const doc = loadContract() as unknown as Json;
-const deref = (node: Json): Json => {
-  let n = node;
-  while (typeof n.$ref === 'string')
-    n = n.$ref
-      .slice(2)
-      .split('/')
-      .reduce((o: Json, k: string) => o[k], doc);
-  return n;
-};
 
 /** The request an example of a 400 describes, from the operation's path. */
 const probes: Array<{ example: RegExp; request: (info: OperationInfo) => { url: string } }> = [

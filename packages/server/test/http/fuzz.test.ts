@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../src/contract.js';
 import { createTestApp, DEMO_PASSWORD, type CallOptions, type DemoUser, type TestApp } from '../support/app.js';
-import { operations, type OperationInfo } from '../support/contract.js';
+import { deref, operations, type OperationInfo } from '../support/contract.js';
 
 /**
  * Hostile input over every operation of the contract, derived from its schemas and seeded so that
@@ -13,16 +13,6 @@ import { operations, type OperationInfo } from '../support/contract.js';
 
 type Schema = Record<string, any>;
 const doc = loadContract() as unknown as Schema;
-
-function deref(schema: Schema | undefined): Schema {
-  let s = schema ?? {};
-  while (typeof s.$ref === 'string')
-    s = s.$ref
-      .slice(2)
-      .split('/')
-      .reduce((node: Schema, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
-  return s;
-}
 
 /** mulberry32: a small seeded generator, so that a failure reproduces. */
 function random(seed: number) {

@@ -13,6 +13,20 @@ addFormats(ajv);
 ajv.addFormat('binary', true);
 ajv.addSchema(doc as object, 'contract');
 
+/** A node of the contract with its `$ref`s followed (to the end of a chain); `{}` for none. */
+export function deref(node: Record<string, any> | undefined): Record<string, any> {
+  let n = node ?? {};
+  while (typeof n.$ref === 'string')
+    n = n.$ref
+      .slice(2)
+      .split('/')
+      .reduce(
+        (o: Record<string, any>, key: string) => o[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        doc as unknown as Record<string, any>,
+      );
+  return n;
+}
+
 export interface OperationInfo {
   operationId: OperationId;
   method: string;
