@@ -8397,15 +8397,6 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid data: a parameter or body field breaks a rule of the contract. `errors` lists each field and rule. Bodies are validated strictly (no type coercion: `"1"` is not a number, `""` is not null); query and path values are converted from their text form. A missing required body is `body is required`; an undeclared query parameter is refused by name; strings may not contain NUL characters (PostgreSQL cannot store them), numbers must lie within their documented bounds. */
-        BadRequest: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description The JSON body exceeds 10 MB, an upload carries more files than the operation accepts, or the whole multipart request exceeds 50 MB. (A single file over its per-file limit is refused on its own, in the upload result.) */
         PayloadTooLarge: {
             headers: {
@@ -8571,7 +8562,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Wrong username or password, or inactive account. */
             401: {
                 headers: {
@@ -8641,7 +8640,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The refresh token is invalid, expired, revoked or is an access token. */
             401: {
                 headers: {
@@ -8711,7 +8718,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9783,7 +9798,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
@@ -10216,7 +10239,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The topic does not exist or is hidden. */
@@ -10623,7 +10654,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or the message is the caller's own (`CANNOT_VOTE_OWN_MESSAGE`). */
             403: {
@@ -10686,7 +10725,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The message does not exist or is not visible. */
@@ -11086,7 +11133,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The announcement is targeted at other user types or regions (`ACCESS_DENIED`). */
             403: {
@@ -11314,7 +11369,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tutorial does not exist or is not published (`TUTORIAL_NOT_FOUND`). */
@@ -11369,7 +11432,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tutorial does not exist or is not published (`TUTORIAL_NOT_FOUND`), or the chapter is not one of its chapters (`CHAPTER_NOT_FOUND`). */
@@ -12011,7 +12082,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12461,7 +12540,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -12891,7 +12978,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13212,7 +13307,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13708,7 +13811,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -13878,7 +13989,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -14100,7 +14219,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint, the customer or the complaint type does not exist. */
@@ -14155,7 +14282,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint does not exist or is outside the caller's scope. */
@@ -14251,7 +14386,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint or the user does not exist, or is outside the caller's scope, or the user cannot be assigned. */
@@ -14703,7 +14846,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The transport or the vehicle type does not exist. */
@@ -14758,7 +14909,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -14838,7 +14997,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The transport or the customer does not exist (or the customer is inactive or not a customer). */
@@ -15015,7 +15182,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The report does not exist. */
@@ -15070,7 +15245,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The topic does not exist. */
@@ -15125,7 +15308,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The message does not exist or is deleted. */
@@ -15244,7 +15435,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The scope already has a category with this name. */
@@ -15381,7 +15580,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category does not exist. */
@@ -15436,7 +15643,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category does not exist. */
@@ -15520,7 +15735,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The name is already used (`ALREADY_EXISTS`). */
@@ -15657,7 +15880,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint type does not exist. */
@@ -15712,7 +15943,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The complaint type does not exist. */
@@ -15804,7 +16043,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -15965,7 +16212,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16028,7 +16283,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16133,7 +16396,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description A tag already has this name. */
@@ -16270,7 +16541,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tag does not exist. */
@@ -16325,7 +16604,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tag does not exist. */
@@ -16411,7 +16698,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description A vehicle type with this name already exists. */
@@ -16548,7 +16843,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The vehicle type does not exist. */
@@ -16603,7 +16906,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The vehicle type does not exist. */
@@ -16695,7 +17006,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16856,7 +17175,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -16919,7 +17246,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17021,7 +17356,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17191,7 +17534,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17254,7 +17605,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
             403: {
@@ -17360,7 +17719,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category (`CATEGORY_NOT_FOUND`) or a tag (`TAG_NOT_FOUND`) does not exist or is inactive. */
@@ -17488,7 +17855,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The announcement (`ANNOUNCEMENT_NOT_FOUND`), the category (`CATEGORY_NOT_FOUND`) or a tag (`TAG_NOT_FOUND`) does not exist. */
@@ -17640,7 +18015,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
@@ -17727,7 +18110,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The category (`CATEGORY_NOT_FOUND`), a tag (`TAG_NOT_FOUND`) or a prerequisite (`TUTORIAL_NOT_FOUND`) does not exist. */
@@ -17864,7 +18255,15 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description The tutorial or a prerequisite (`TUTORIAL_NOT_FOUND`), the category (`CATEGORY_NOT_FOUND`) or a tag (`TAG_NOT_FOUND`) does not exist. */

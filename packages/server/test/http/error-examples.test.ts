@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type DemoUser, type TestApp } from '../support/app.js';
-import { deref, operations, type OperationInfo } from '../support/contract.js';
+import { deref, operations, type OperationInfo, responseExamples } from '../support/contract.js';
 import { superAdminToken } from '../modules/users/support.js';
 
 /**
- * The 400 examples of operations without a body are what the server answers: the request each
- * example describes is sent and the answer must equal the example, envelope and all. The mock
- * (Prism) answers these examples to a request it refuses, so a QA test written against the mock
- * keeps passing against the server.
+ * The 400 examples of the contract are what the server answers: the request each example
+ * describes is sent and the answer must equal the example, envelope and all. The mock (Prism)
+ * answers these examples to a request it refuses, so a QA test written against the mock keeps
+ * passing against the server. Without a body, the example's message names the request (a query
+ * parameter, a path value); with one, each `body/<field> <rule>` message is applied to the
+ * operation's first request example (the field left out, set to a value breaking the rule).
  */
 
 type Json = Record<string, any>;
@@ -42,12 +44,83 @@ async function tokenFor(info: OperationInfo): Promise<string | null> {
   return demo ? t.token(byRole[demo]!) : superAdmin;
 }
 
+/** The values of an operation's 400 examples. */
+const examples400 = (info: OperationInfo): Json[] => Object.values(responseExamples(info.operationId, 400));
+
+/** The JSON request body of an operation, if it takes one. */
+const jsonBody = (info: OperationInfo): Json | undefined => deref((info.operation as Json).requestBody).content?.['application/json'];
+
 const cases = operations
   .filter((info) => !(info.operation as { requestBody?: unknown }).requestBody && info.operation.responses['400'])
+  .flatMap((info) => examples400(info).map((value) => [`${info.operationId}: ${value.errors.join('; ')}`, info, value] as const));
+
+/** A value breaking the rule a message states, made from the value it replaces; undefined leaves the field out. */
+const breaking: Array<{ rule: RegExp; value: (match: RegExpMatchArray, current: unknown) => unknown }> = [
+  { rule: /^is required$/, value: () => undefined },
+  { rule: /^is not an accepted field$/, value: () => 'x' },
+  { rule: /^must be one of: /, value: () => 'UNKNOWN_VALUE' },
+  { rule: /^must NOT have fewer than (\d+) characters$/, value: (m) => 'x'.repeat(Number(m[1]) - 1) },
+  { rule: /^must NOT have more than (\d+) characters$/, value: (m) => 'x'.repeat(Number(m[1]) + 1) },
+  { rule: /^must NOT have fewer than (\d+) items$/, value: (m, current) => (current as unknown[]).slice(0, Number(m[1]) - 1) },
+  { rule: /^must NOT have fewer than 1 properties$/, value: () => ({}) },
+  { rule: /^must match format "email"$/, value: () => 'not-an-address' },
+  // Same length, none of the characters any pattern of the contract admits.
+  { rule: /^must match pattern /, value: (_m, current) => '?'.repeat(Math.max(String(current ?? '').length, 1)) },
+  // The value sent as text: strict validation does not convert it.
+  { rule: /^must be (integer|number|boolean)(,null)?$/, value: (_m, current) => String(current ?? 1) },
+  { rule: /^must be >= (\S+)$/, value: (m) => Number(m[1]) - 1 },
+  { rule: /^must be <= (\S+)$/, value: (m) => Number(m[1]) + 1 },
+  // A confirmation that differs from the value it confirms (checked by the handler).
+  { rule: /^must be equal to \w+$/, value: (_m, current) => `${String(current)}-not-the-same` },
+];
+
+/**
+ * Rules that depend on stored data, each held by the tests of its module: an account of another
+ * level (test/modules/actors/admins.test.ts, agents.test.ts).
+ */
+const heldElsewhere = [/^body\/userId must reference an account of level /];
+
+/** A validation answer's messages: its list, or its map of field to rule (complaints) as `body/<field> <rule>`. */
+const messages = (errors: string[] | Record<string, string>): string[] =>
+  Array.isArray(errors) ? errors : Object.entries(errors).map(([field, rule]) => `body/${field} ${rule}`);
+
+/** The request body a list of `body/<field> <rule>` messages describes, from a valid body; null if a message is of another kind. */
+function bodyFor(valid: Json[], messages: string[]): Json | null {
+  let body: Json = structuredClone(valid[0]!);
+  for (const message of messages) {
+    // Two fields that exclude each other: both sent, each with the value a request example gives it.
+    const both = /^body must not contain both (\w+) and (\w+)$/.exec(message);
+    if (both) {
+      for (const field of both.slice(1)) body[field!] = valid.find((v) => field! in v)![field!];
+      continue;
+    }
+    const m = /^body(?:\/(\S+))? (.+)$/.exec(message);
+    const rule = m && breaking.find((b) => b.rule.test(m[2]!));
+    if (!m || !rule) return null;
+    const match = m[2]!.match(rule.rule)!;
+    if (m[1] === undefined) {
+      body = rule.value(match, body) as Json;
+      continue;
+    }
+    const keys = m[1].split('/');
+    const field = keys.pop()!;
+    const parent = keys.reduce((o: Json, k) => o[k], body);
+    const value = rule.value(match, parent[field]);
+    if (value === undefined) delete parent[field];
+    else parent[field] = value;
+  }
+  return body;
+}
+
+const bodyCases = operations
+  .filter((info) => jsonBody(info) && info.operation.responses['400'])
   .flatMap((info) => {
-    const response = deref(info.operation.responses['400'] as Json);
-    const examples = Object.values((response.content?.['application/json']?.examples ?? {}) as Json).map((e) => deref(e).value as Json);
-    return examples.map((value) => [`${info.operationId}: ${value.errors.join('; ')}`, info, value] as const);
+    const valid = Object.values((jsonBody(info)!.examples ?? {}) as Json).map((e) => deref(e).value as Json);
+    return examples400(info)
+      .filter((value) => value.message === 'Validation failed' && !('code' in value.errors))
+      .map((value) => [value, messages(value.errors)] as const)
+      .filter(([, list]) => !list.some((e) => heldElsewhere.some((r) => r.test(e))))
+      .map(([value, list]) => [`${info.operationId}: ${list.join('; ')}`, info, value, bodyFor(valid, list)] as const);
   });
 
 let t: TestApp;
@@ -75,6 +148,26 @@ describe('400 examples of operations without a body', () => {
       method: info.method as 'GET',
       url: probe.request(info).url,
       headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toEqual(value);
+  });
+});
+
+describe('400 examples of operations with a JSON body', () => {
+  it('covers every such operation, each validation example stating body rules a request can break', () => {
+    const probed = new Set(bodyCases.map(([, info]) => info.operationId));
+    expect(operations.filter((info) => jsonBody(info) && !probed.has(info.operationId)).map((info) => info.operationId)).toEqual([]);
+    for (const [name, , , body] of bodyCases) expect(body, name).not.toBeNull();
+  });
+
+  it.each(bodyCases)('%s', async (_name, info, value, body) => {
+    const token = await tokenFor(info);
+    const res = await t.app.inject({
+      method: info.method as 'POST',
+      url: filled(info.path),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      payload: body!,
     });
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json()).toEqual(value);

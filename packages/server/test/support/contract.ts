@@ -63,3 +63,10 @@ export function responseValidator(operationId: OperationId, status: number, cont
   validators.set(key, validate);
   return validate;
 }
+
+/** The JSON examples of an operation's response for a status, by name (followed through `$ref`s). */
+export function responseExamples(operationId: OperationId, status: number): Record<string, Record<string, any>> {
+  const response = deref(operationById.get(operationId)?.operation.responses[String(status)] as Record<string, any> | undefined);
+  const examples = (response.content?.['application/json']?.examples ?? {}) as Record<string, Record<string, any>>;
+  return Object.fromEntries(Object.entries(examples).map(([name, example]) => [name, deref(example).value]));
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { responseExamples } from '../../support/contract.js';
 import { applyActions, createTransport, loadRefs, type Refs } from './fixtures.js';
 
 let t: TestApp;
@@ -161,7 +162,7 @@ describe('POST /trade/transports/upload (uploadTransportDocuments)', () => {
     const missing = await multipart({ transportId: String(transport.id) }, [{ name: 'permis.pdf', bytes: PDF }]);
     const res = await t.call('uploadTransportDocuments', { token: await t.token('agent'), ...missing });
     expect(res.status).toBe(400);
-    expect((res.body.errors as unknown as string[]).join(' ')).toContain('documentType');
+    expect(res.body).toEqual(responseExamples('uploadTransportDocuments', 400).validation);
   });
 });
 
