@@ -8,7 +8,7 @@ import { connect } from '../db/connect.js';
 import { GLUE_PARSE_OPTIONS, parseWithGlue, routesArtefact, routesFile } from '../http/glue-routes.js';
 import { filesOf, precompiledDir, schemaKey } from '../http/precompiled.js';
 import { routeSpecification } from '../http/route-document.js';
-import { captureResponseSchemas } from '../plugins/serialization.js';
+import { captureResponseSchemas, serializable } from '../plugins/serialization.js';
 import { type CompiledSchema, captureSchemas, createAjv } from '../plugins/validation.js';
 
 /**
@@ -40,7 +40,10 @@ const validators = filesOf(
   'v',
 );
 const serializerCode = SerializerSelector()({}, { mode: 'standalone' }) as unknown as (route: { schema: object }) => string;
-const serializers = filesOf(new Map([...responses].map(([key, schema]) => [key, serializerCode({ schema })])), 's');
+const serializers = filesOf(
+  new Map([...responses].map(([key, schema]) => [key, serializerCode({ schema: serializable(schema) as object })])),
+  's',
+);
 
 rmSync(precompiledDir, { recursive: true, force: true });
 mkdirSync(precompiledDir, { recursive: true });
