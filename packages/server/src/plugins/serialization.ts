@@ -21,11 +21,21 @@ const isSchema = (value: unknown): value is Schema => typeof value === 'object' 
  * object and its date-time formats, on every row of a page), where a nullable type is one
  * `=== null` test. The contract is not changed; only what the serializer is compiled from.
  */
-export function serializable(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(serializable);
-  if (!isSchema(schema)) return schema;
+export function serializable(schema: unknown, seen = new Map<object, unknown>(), building = new Set<unknown>()): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  // A schema that contains itself (a dereferenced recursive type) is rewritten once.
+  if (seen.has(schema)) return seen.get(schema);
+  if (Array.isArray(schema)) {
+    const copy: unknown[] = [];
+    seen.set(schema, copy);
+    for (const item of schema) copy.push(serializable(item, seen, building));
+    return copy;
+  }
   const out: Schema = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = serializable(value);
+  seen.set(schema, out);
+  building.add(out);
+  for (const [key, value] of Object.entries(schema)) out[key] = serializable(value, seen, building);
+  building.delete(out);
   for (const union of ['oneOf', 'anyOf'] as const) {
     const branches = out[union];
     if (!Array.isArray(branches) || branches.length !== 2) continue;
@@ -33,7 +43,8 @@ export function serializable(schema: unknown): unknown {
       (b) => isSchema(b) && b.type === 'null' && Object.keys(b).every((k) => k === 'type' || k === 'description'),
     );
     const typed = branches.find((b) => !nulls.includes(b));
-    if (nulls.length !== 1 || !isSchema(typed) || typed.type === undefined || typed.oneOf || typed.anyOf) continue;
+    // A branch still being rewritten is an enclosing schema (a cycle): copying it now would copy it half done.
+    if (nulls.length !== 1 || !isSchema(typed) || building.has(typed) || typed.type === undefined || typed.oneOf || typed.anyOf) continue;
     const types = Array.isArray(typed.type) ? typed.type : [typed.type];
     const { [union]: _, ...rest } = out;
     return Object.assign({}, rest, typed, { type: types.includes('null') ? types : [...types, 'null'] });

@@ -2,6 +2,8 @@ import fastJson from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
 import { serializable } from '../../src/plugins/serialization.js';
 
+type FjsSchema = Parameters<typeof fastJson>[0];
+
 const category = {
   type: 'object',
   required: ['id', 'name'],
@@ -26,6 +28,17 @@ describe('response schemas as the serializer is compiled from them', () => {
     });
   });
 
+  it('rewrite a schema that contains itself once, keeping a union that closes the cycle', () => {
+    const node: Record<string, unknown> = { type: 'object', properties: { id: { type: 'integer' } } };
+    (node.properties as Record<string, unknown>).parent = { oneOf: [node, { type: 'null' }] };
+    (node.properties as Record<string, unknown>).owner = {
+      anyOf: [{ type: 'object', properties: { id: { type: 'integer' } } }, { type: 'null' }],
+    };
+    const out = serializable(node) as { properties: { parent: { oneOf: unknown[] }; owner: { type: string[] } } };
+    expect(out.properties.parent.oneOf[0]).toBe(out);
+    expect(out.properties.owner.type).toEqual(['object', 'null']);
+  });
+
   it('leave other unions as the contract has them', () => {
     const twoObjects = { oneOf: [category, { type: 'object', properties: { code: { type: 'string' } } }] };
     expect(serializable(twoObjects)).toEqual(twoObjects);
@@ -39,16 +52,16 @@ describe('response schemas as the serializer is compiled from them', () => {
       { id: 2, category: null },
     ];
     const page = { type: 'array', items: item };
-    const union = fastJson(page);
-    const nullable = fastJson(serializable(page) as object);
+    const union = fastJson(page as FjsSchema);
+    const nullable = fastJson(serializable(page) as FjsSchema);
     expect(nullable(rows)).toBe(union(rows));
     expect(JSON.parse(nullable(rows))).toEqual(rows);
     // Fields the contract does not declare never leave the server, in either form.
     const extra = [{ id: 4, secret: 'x', category: { id: 5, name: 'Routes', password: 'y' } }];
     expect(JSON.parse(nullable(extra))).toEqual([{ id: 4, category: { id: 5, name: 'Routes' } }]);
     // The code of each: the union's picks a branch with a schema validator per value.
-    const code = (schema: object) => fastJson(schema, { mode: 'standalone' }) as unknown as string;
+    const code = (schema: unknown) => fastJson(schema as FjsSchema, { mode: 'standalone' }) as unknown as string;
     expect(code(page)).toContain('getSchemaValidator');
-    expect(code(serializable(page) as object)).not.toContain('getSchemaValidator');
+    expect(code(serializable(page))).not.toContain('getSchemaValidator');
   });
 });
