@@ -8,6 +8,7 @@ import pg from 'pg';
 import { lockDataDir } from './lock.js';
 import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
+import { type FieldDescription, rowsToObjects } from './rows.js';
 import type { Database } from './schema.js';
 
 /** Bounds on waiting for PostgreSQL, in milliseconds (see `Config.databaseTimeouts`). */
@@ -37,6 +38,12 @@ const CallbackQuery = pg.Query as unknown as new (
   values: unknown[],
   callback: (error: Error | null, result: unknown) => void,
 ) => { name?: string };
+
+/** What this file uses of a pg Query (not in its type declarations): its result under construction. */
+interface QueryInternals {
+  name?: string;
+  _result: { rowAsArray: boolean; parseRow: unknown; _parseRowAsArray: unknown };
+}
 
 /** pg's client options, and how long a query may hear nothing from the server (0: no limit). */
 interface ResilientConfig extends pg.ClientConfig {
@@ -100,10 +107,22 @@ class ResilientClient extends pg.Client {
       return (super.query as (...a: unknown[]) => unknown)(...args);
     }
     const name = preparedName(connection, text);
+    // One statement per query (extended protocol: named, or with parameters): its rows come as
+    // arrays and are made into objects by the statement's compiled builder (see rows.ts).
+    const single = name !== null || values.length > 0;
     const result = new Promise((resolve, reject) => {
-      const query = new CallbackQuery(text, values, (error: Error | null, res: unknown) => (error ? reject(error) : resolve(res)));
+      const query = new CallbackQuery(text, values, (error: Error | null, res: unknown) => {
+        if (error) return reject(error);
+        if (single) rowsToObjects(text, res as { rows: unknown[]; fields: FieldDescription[] });
+        resolve(res);
+      }) as QueryInternals;
       // Named afterwards: given a config object, pg copies it property by property on every query.
       if (name !== null) query.name = name;
+      // pg's own rowMode 'array', set on the result the constructor made (same reason as above).
+      if (single) {
+        query._result.rowAsArray = true;
+        query._result.parseRow = query._result._parseRowAsArray;
+      }
       (super.query as (q: unknown) => unknown)(query);
     });
     result.catch((error: unknown) => {

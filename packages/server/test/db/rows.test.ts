@@ -1,0 +1,94 @@
+import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/db/connect.js';
+import { REMEMBERED_SHAPES, rowsToObjects } from '../../src/db/rows.js';
+
+const url = process.env.DATABASE_URL;
+const fields = (...names: string[]) => names.map((name) => ({ name }));
+
+describe('rows built by a compiled literal per statement', () => {
+  it('makes each array row an object keyed by column name, in column order', () => {
+    const result = { rows: [[1, 'a', null] as unknown[], [2, 'b', new Date(0)]], fields: fields('id', 'name', 'at') };
+    rowsToObjects(`select 1 /* ${Math.random()} */`, result);
+    expect(result.rows).toEqual([
+      { id: 1, name: 'a', at: null },
+      { id: 2, name: 'b', at: new Date(0) },
+    ]);
+    expect(Object.keys(result.rows[0]!)).toEqual(['id', 'name', 'at']);
+  });
+
+  it('keeps the last value of a repeated column name, as pg does', () => {
+    const result = { rows: [[1, 2]], fields: fields('id', 'id') };
+    rowsToObjects(`select 2 /* ${Math.random()} */`, result);
+    expect(result.rows).toEqual([{ id: 2 }]);
+  });
+
+  it('treats column names as data: quotes, backslashes, line breaks and __proto__ are plain keys', () => {
+    const names = ['a"b', 'c\\d', 'e\nf', '}; throw 1; //', '__proto__', 'constructor'];
+    const result = { rows: [names.map((_, i) => i)], fields: fields(...names) };
+    rowsToObjects(`select 3 /* ${Math.random()} */`, result);
+    const row = result.rows[0] as unknown as Record<string, unknown>;
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row)).toEqual(names);
+    expect(names.map((name) => Object.getOwnPropertyDescriptor(row, name)?.value)).toEqual(names.map((_, i) => i));
+  });
+
+  it('rebuilds the shape when the same text answers other columns (a table altered under it)', () => {
+    const text = `select * from t /* ${Math.random()} */`;
+    const first = { rows: [[1]], fields: fields('id') };
+    rowsToObjects(text, first);
+    const second = { rows: [[1, 'x']], fields: fields('id', 'label') };
+    rowsToObjects(text, second);
+    expect([first.rows[0], second.rows[0]]).toEqual([{ id: 1 }, { id: 1, label: 'x' }]);
+  });
+
+  it('remembers a bounded number of statement shapes', () => {
+    for (let i = 0; i < REMEMBERED_SHAPES + 10; i++) {
+      const result = { rows: [[i]], fields: fields('n') };
+      rowsToObjects(`select ${i} as n /* bound */`, result);
+      expect(result.rows[0]).toEqual({ n: i });
+    }
+  });
+});
+
+// The API's client against pg's own row objects, on the same statements.
+describe.runIf(url)('rows of the API client on PostgreSQL', () => {
+  const db = connect({ kind: 'postgres', url: url!, poolSize: 1 });
+  const plain = new pg.Pool({ connectionString: url, max: 1 });
+  afterAll(async () => {
+    await db.destroy();
+    await plain.end();
+  });
+
+  it('equal pg object rows for every kind of column, on the first run and once prepared', async () => {
+    const text = `select $1::int as n, 42::int8 as big, 1.5::numeric as num, 'x'::text as t, null::text as missing,
+      now() as at, '2026-01-02'::date as day, array[1,2]::int[] as list, '{"a":1}'::jsonb as doc, true as flag,
+      1 as dup, 2 as dup from generate_series(1, 3)`;
+    const expected = (await plain.query(text, [7])).rows;
+    for (let run = 0; run < 3; run++) {
+      const { rows } = await db.executeQuery(CompiledQuery.raw(text, [7]));
+      expect(rows.map((r) => Object.assign({}, r, { at: null }))).toEqual(expected.map((r) => Object.assign({}, r, { at: null })));
+      expect((rows[0] as { at: unknown }).at).toBeInstanceOf(Date);
+      expect(Object.keys(rows[0] as object)).toEqual(Object.keys(expected[0]));
+    }
+  });
+
+  it('answers a statement without parameters, run unnamed, as pg does', async () => {
+    expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('answers an INSERT … RETURNING and its row count', async () => {
+    await sql`create temporary table rows_probe (id serial primary key, label text)`.execute(db);
+    const inserted = await sql<{
+      id: number;
+      label: string;
+    }>`insert into rows_probe (label) values (${'a'}), (${'b'}) returning id, label`.execute(db);
+    expect(inserted.rows).toEqual([
+      { id: 1, label: 'a' },
+      { id: 2, label: 'b' },
+    ]);
+    const updated = await sql`update rows_probe set label = ${'c'} where id > ${0}`.execute(db);
+    expect(updated.numAffectedRows).toBe(2n);
+  });
+});
