@@ -68,24 +68,29 @@ export default fp(async function security(app: FastifyInstance) {
   const identify: onRequestHookHandler = (req, _reply, done) => {
     const header = req.headers.authorization;
     if (header === undefined) return done();
-    const match = BEARER.exec(header);
-    if (!match) {
-      req.authError = new ListError(401, 'Authentication required', ['Authorization header must be "Bearer <access token>"']);
-      return done();
+    // A token that verified before is known by its text (its header passed the form check then):
+    // only a token not seen yet is checked against the form and verified.
+    let claims = header.startsWith('Bearer ') ? app.tokens.knownAccess(header.slice(7)) : undefined;
+    if (claims === undefined) {
+      const match = BEARER.exec(header);
+      if (!match) {
+        req.authError = new ListError(401, 'Authentication required', ['Authorization header must be "Bearer <access token>"']);
+        return done();
+      }
+      try {
+        claims = app.tokens.verifyAccess(match[1]!);
+      } catch (error) {
+        if (!(error instanceof TokenInvalid)) return done(error as Error);
+        req.authError = new ListError(401, 'Authentication required', [error.message]);
+        return done();
+      }
     }
-    let claims: AccessClaims;
-    try {
-      claims = app.tokens.verifyAccess(match[1]!);
-    } catch (error) {
-      if (!(error instanceof TokenInvalid)) return done(error as Error);
-      req.authError = new ListError(401, 'Authentication required', [error.message]);
-      return done();
-    }
+    const verified = claims;
     const settle = (active: boolean) => {
-      if (active) req.auth = toAuthContext(claims);
+      if (active) req.auth = toAuthContext(verified);
       else req.authError = new ListError(401, 'Authentication required', ['Token has been revoked']);
     };
-    const active = app.sessions.isActive(claims.sid);
+    const active = app.sessions.isActive(verified.sid);
     if (active === true) {
       settle(true);
       return done();

@@ -74,6 +74,25 @@ describe('bearer tokens', () => {
     expect(res.body.errors).toEqual(['Missing bearer token']);
   });
 
+  it('refuses a malformed Authorization header even around a token that verified before', async () => {
+    // The token is known to the server (verified above): only the header's form is wrong.
+    expect((await profileWith(login.access_token)).status).toBe(200);
+    const form = 'Authorization header must be "Bearer <access token>"';
+    for (const authorization of [
+      `bearer ${login.access_token}`,
+      `Bearer  ${login.access_token}`,
+      `Bearer ${login.access_token} `,
+      `Bearer ${login.access_token}.x`,
+      `Basic ${login.access_token}`,
+      login.access_token,
+    ]) {
+      const res = await t.app.inject({ method: 'GET', url: '/auth/profile', headers: { authorization } });
+      const body = res.json();
+      expect(res.statusCode, authorization.slice(0, 12)).toBe(401);
+      expect(body.errors, authorization.slice(0, 12)).toEqual([form]);
+    }
+  });
+
   it('refuses an access token as a refresh token', async () => {
     const res = await t.call('refreshToken', { body: { refresh_token: login.access_token } });
     expect(res.status).toBe(401);

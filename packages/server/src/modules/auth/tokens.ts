@@ -94,9 +94,14 @@ function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['
     signAccess: (payload: AccessPayload): string => access.sign(Object.assign({}, payload, { typ: 'access', jti: randomUUID() })),
     signRefresh: (sub: number, sid: number): string => refresh.sign({ sub, sid, typ: 'refresh', jti: randomUUID() }),
     /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
-    verifyAccess(token: string): AccessClaims {
+    /** The claims of an access token that verified before and has not expired yet, if `token` is one. */
+    knownAccess(token: string): AccessClaims | undefined {
       const known = verified.get(token);
-      if (known !== undefined && known.exp * 1000 + CLOCK_TOLERANCE_MS > Date.now()) return known;
+      return known !== undefined && known.exp * 1000 + CLOCK_TOLERANCE_MS > Date.now() ? known : undefined;
+    },
+    verifyAccess(token: string): AccessClaims {
+      const known = this.knownAccess(token);
+      if (known !== undefined) return known;
       verified.delete(token);
       const claims = guard(() => access.verify<AccessClaims>(token));
       if (claims.typ !== 'access') throw new TokenInvalid('Token is not an access token');
