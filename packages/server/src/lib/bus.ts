@@ -38,6 +38,8 @@ export function memoryBus(): Bus {
 /** How often the Redis bus checks that its subscription still hears Redis, and how long a silence may last. */
 export const BUS_HEARTBEAT_MS = 1000;
 export const BUS_SILENCE_MS = 3000;
+/** Messages kept while Redis cannot be reached, published once it can (older ones no longer matter). */
+const MAX_UNSENT = 1000;
 
 /**
  * The Redis bus never blocks the start and never fails a request: it connects in the background
@@ -78,6 +80,10 @@ export function redisBus(url: string, prefix: string, onError: (error: Error) =>
       () => {},
     );
   });
+  const unsent: [string, string][] = [];
+  publisher.on('ready', () => {
+    for (const [channel, message] of unsent.splice(0)) publisher.publish(prefix + channel, message).catch(() => {});
+  });
   const heartbeat = setInterval(() => {
     if (pinging || subscriber.status !== 'ready') return;
     pinging = true;
@@ -103,6 +109,8 @@ export function redisBus(url: string, prefix: string, onError: (error: Error) =>
         await publisher.publish(prefix + channel, message);
       } catch {
         events.emit(channel, message);
+        // Sent again once this instance reaches Redis: the others may still trust what it ended.
+        if (unsent.length < MAX_UNSENT) unsent.push([channel, message]);
       }
     },
     subscribe(channel, listener) {
