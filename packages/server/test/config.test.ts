@@ -98,7 +98,9 @@ describe('TRUST_PROXY', () => {
 
   it('refuses `true` and anything that is not an address, naming the entry, as a configuration error', () => {
     expect(() => parseTrustProxy('true')).toThrow(ConfigError);
-    expect(() => parseTrustProxy('true')).toThrow(/^Configuration error: TRUST_PROXY=true is refused \(any client could choose its address/);
+    expect(() => parseTrustProxy('true')).toThrow(
+      /^Configuration error: TRUST_PROXY=true is refused \(any client could choose its address/,
+    );
     expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(ConfigError);
     expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(
       'Configuration error: TRUST_PROXY must be a hop count, or IP addresses or CIDR ranges separated by commas (got "10.0.0.0/33")',

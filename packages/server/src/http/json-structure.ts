@@ -62,7 +62,8 @@ export function jsonStructureBreach(text: string, limits = JSON_LIMITS): string 
     const top = members.length - 1;
     if (top >= 0 && members[top] === 0 && c !== CLOSE_OBJECT && c !== CLOSE_ARRAY) {
       members[top] = 1;
-      if (++values > limits.values) return `body has more than ${limits.values} values in all (a JSON body holds at most ${limits.values} array items and object fields)`;
+      if (++values > limits.values)
+        return `body has more than ${limits.values} values in all (a JSON body holds at most ${limits.values} array items and object fields)`;
     }
     if (c === QUOTE) {
       const end = endOfString(text, i);
@@ -72,7 +73,8 @@ export function jsonStructureBreach(text: string, limits = JSON_LIMITS): string 
       }
       i = end;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (members.length >= limits.depth) return `${where(0)} nests objects and arrays deeper than ${limits.depth} levels (at most ${limits.depth} in a JSON body)`;
+      if (members.length >= limits.depth)
+        return `${where(0)} nests objects and arrays deeper than ${limits.depth} levels (at most ${limits.depth} in a JSON body)`;
       isObject.push(c === OPEN_OBJECT);
       members.push(0);
       keys.push('');
@@ -86,11 +88,13 @@ export function jsonStructureBreach(text: string, limits = JSON_LIMITS): string 
       const count = ++members[top]!;
       if (isObject[top]) {
         expectKey[top] = true;
-        if (count > limits.fields) return `${where(top)} has more than ${limits.fields} fields (at most ${limits.fields} per object in a JSON body)`;
+        if (count > limits.fields)
+          return `${where(top)} has more than ${limits.fields} fields (at most ${limits.fields} per object in a JSON body)`;
       } else if (count > limits.items) {
         return `${where(top)} has more than ${limits.items} items (at most ${limits.items} per array in a JSON body)`;
       }
-      if (++values > limits.values) return `body has more than ${limits.values} values in all (a JSON body holds at most ${limits.values} array items and object fields)`;
+      if (++values > limits.values)
+        return `body has more than ${limits.values} values in all (a JSON body holds at most ${limits.values} array items and object fields)`;
     }
   }
   return null;

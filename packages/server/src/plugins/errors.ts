@@ -57,7 +57,10 @@ export const MAX_REPORTED_ERRORS = 10;
 function capped(list: string[]): string[] {
   if (list.length <= MAX_REPORTED_ERRORS) return list;
   const more = list.length - MAX_REPORTED_ERRORS;
-  return [...list.slice(0, MAX_REPORTED_ERRORS), `and ${more} more error${more === 1 ? '' : 's'} (at most ${MAX_REPORTED_ERRORS} are reported)`];
+  return [
+    ...list.slice(0, MAX_REPORTED_ERRORS),
+    `and ${more} more error${more === 1 ? '' : 's'} (at most ${MAX_REPORTED_ERRORS} are reported)`,
+  ];
 }
 
 const envelope = (message: string, errors: unknown, except: string | null = null) => ({

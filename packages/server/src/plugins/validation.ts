@@ -136,7 +136,10 @@ export default fp(async function validation(app: FastifyInstance) {
 
   // JSON bodies: their shape is bounded before they are parsed (see http/json-structure.ts), then
   // Fastify's own parser (secure-json-parse, prototype poisoning refused) reads them.
-  const parseJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const breach = jsonStructureBreach(body as string);

@@ -111,7 +111,10 @@ describe('JSON structure limits', () => {
 
   it('refuses nesting deeper than 32 levels and more than 10,000 values in all', async () => {
     const deep = `{"username":${'['.repeat(32)}${']'.repeat(32)},"password":"x"}`;
-    expectInvalid(await t.call('login', { payload: deep, headers: json }), 'body nests objects and arrays deeper than 32 levels (at most 32 in a JSON body)');
+    expectInvalid(
+      await t.call('login', { payload: deep, headers: json }),
+      'body nests objects and arrays deeper than 32 levels (at most 32 in a JSON body)',
+    );
     const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`list${i}`, Array.from({ length: 1000 }, () => 0)]));
     expectInvalid(
       await t.call('login', { payload: many }),
@@ -129,8 +132,16 @@ describe('JSON structure limits', () => {
   it.each([
     ['strings hide brackets and commas', `{"a":"${'[,'.repeat(5000)}"}`, null],
     ['escaped quotes do not end a string', `{"a":"\\"${',[{'.repeat(200)}"}`, null],
-    ['an escaped backslash does end it', `{"a":"\\\\",${Array.from({ length: 100 }, (_, i) => `"k${i}":1`).join(',')}}`, 'body has more than 100 fields (at most 100 per object in a JSON body)'],
-    ['the path names object keys and array indexes', `{"x":[1,{"y":[${'0,'.repeat(1000)}0]}]}`, 'body/x/1/y has more than 1000 items (at most 1000 per array in a JSON body)'],
+    [
+      'an escaped backslash does end it',
+      `{"a":"\\\\",${Array.from({ length: 100 }, (_, i) => `"k${i}":1`).join(',')}}`,
+      'body has more than 100 fields (at most 100 per object in a JSON body)',
+    ],
+    [
+      'the path names object keys and array indexes',
+      `{"x":[1,{"y":[${'0,'.repeat(1000)}0]}]}`,
+      'body/x/1/y has more than 1000 items (at most 1000 per array in a JSON body)',
+    ],
     ['malformed text does not throw', ']]]}}{{[[,,,"', null],
   ])('scanner: %s', (_name, text, want) => {
     expect(jsonStructureBreach(text, JSON_LIMITS)).toBe(want);

@@ -98,12 +98,12 @@ function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['
     refreshTtlSeconds: jwt.refreshTtlSeconds,
     signAccess: (payload: AccessPayload): string => access.sign(Object.assign({}, payload, { typ: 'access', jti: randomUUID() })),
     signRefresh: (sub: number, sid: number): string => refresh.sign({ sub, sid, typ: 'refresh', jti: randomUUID() }),
-    /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     /** The claims of an access token that verified before and has not expired yet, if `token` is one. */
     knownAccess(token: string): AccessClaims | undefined {
       const known = verified.get(token);
       return known !== undefined && known.exp * 1000 + CLOCK_TOLERANCE_MS > Date.now() ? known : undefined;
     },
+    /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     verifyAccess(token: string): AccessClaims {
       const known = this.knownAccess(token);
       if (known !== undefined) return known;

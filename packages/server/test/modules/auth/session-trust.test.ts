@@ -25,7 +25,11 @@ describe('the trusted-session cache ends with the session', () => {
     const { sid, exp } = claimsOf(issued.access_token);
     // A session in its last seconds: its access token (an hour) outlives it.
     const endsAt = Date.now() + 2000;
-    await t.db.updateTable('sessions').set({ expires_at: new Date(endsAt) }).where('id', '=', sid).execute();
+    await t.db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(endsAt) })
+      .where('id', '=', sid)
+      .execute();
     const before = await t.call('getProfile', { token: issued.access_token });
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     expect(before.body.result.username).toBe('agent');
@@ -57,7 +61,11 @@ describe.skipIf(missing.redis)('revocation across instances while Redis is down'
     t = await createTestApp({ redisUrl: redis.url, redisPrefix });
     b = await buildApp(Object.assign({}, t.app.config, { redisUrl: redis.url, redisPrefix }), { db: t.db });
     await b.ready();
-    await until('both buses live', async () => t.app.bus.liveSince() < Number.POSITIVE_INFINITY && b.bus.liveSince() < Number.POSITIVE_INFINITY, 30);
+    await until(
+      'both buses live',
+      async () => t.app.bus.liveSince() < Number.POSITIVE_INFINITY && b.bus.liveSince() < Number.POSITIVE_INFINITY,
+      30,
+    );
     adminToken = await t.token('admin');
   }, 120_000);
 
@@ -128,7 +136,11 @@ describe.skipIf(missing.redis)('revocation across instances while Redis is down'
   }, 120_000);
 
   it('with Redis frozen (connections open, nothing answers), B stops trusting within the heartbeat bound', async () => {
-    await until('both buses live', async () => t.app.bus.liveSince() < Number.POSITIVE_INFINITY && b.bus.liveSince() < Number.POSITIVE_INFINITY, 60);
+    await until(
+      'both buses live',
+      async () => t.app.bus.liveSince() < Number.POSITIVE_INFINITY && b.bus.liveSince() < Number.POSITIVE_INFINITY,
+      60,
+    );
     const { token } = await trustedOnB();
     redis.freeze();
     try {
