@@ -2,7 +2,7 @@
 # `pnpm deploy --legacy --prod` of the server (its JavaScript in dist/ and production
 # dependencies only), run with plain `node`. Build with `docker build -t transport-ops-api .`.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /src
 RUN npm install -g pnpm@10
 COPY . .
@@ -10,7 +10,7 @@ RUN pnpm install --frozen-lockfile \
  && node scripts/build.mjs \
  && pnpm --filter @transport-ops/server deploy --legacy --prod /app
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app

@@ -2604,8 +2604,11 @@ export interface paths {
          *
          *     Rules:
          *     - `confirmPassword` must equal `password` (400, the message names `confirmPassword`).
-         *     - Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the
-         *       username or the e-mail (400 naming the rule).
+         *     - Password policy: 6 to 128 characters, not only whitespace, neither equal to nor containing
+         *       (ignoring case and surrounding spaces) the username or the e-mail, and not one of the 10 000
+         *       most common passwords (NIST SP 800-63B's blocklist check; the list is zxcvbn's ranking of
+         *       passwords seen in breaches, compared ignoring case): 400 naming the rule, e.g.
+         *       `body/password must not be one of the 10000 most common passwords`.
          *     - `roleId` must be an existing active role (404 `RESOURCE_NOT_FOUND`), whose access level is not above
          *       the caller's (403 `ROLE_NOT_ASSIGNABLE`): a supervisor can create `agent`, `team_manager` and
          *       `supervisor` accounts, an admin also `admin` ones, only a super_admin `super_admin` ones.
@@ -2813,11 +2816,14 @@ export interface paths {
          *     their own (403 `FORBIDDEN`, `requiredRoles` lists the levels that may). The answer carries `result:
          *     null`.
          *
-         *     Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the account's
-         *     username or e-mail (400 naming the rule).
+         *     Password policy: 6 to 128 characters, not only whitespace, neither equal to nor containing (ignoring
+         *     case and surrounding spaces) the account's username or e-mail, and not one of the 10 000 most common
+         *     passwords (compared ignoring case): 400 naming the rule, e.g. `body/newPassword must not equal or
+         *     contain the username or the e-mail`. The same rules apply to `pnpm admin:create`, which also asks for
+         *     at least 8 characters.
          *
          *     Errors:
-         *     - 400: `newPassword` shorter than 6 characters, or `confirmPassword` differs (list of strings).
+         *     - 400: `newPassword` breaks the password policy, or `confirmPassword` differs (list of strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
@@ -7274,7 +7280,7 @@ export interface components {
             lastName: string;
             /**
              * Format: password
-             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             * @description At least 6 characters, not only whitespace, neither equal to nor containing the username or the e-mail (ignoring case), and not one of the 10 000 most common passwords.
              */
             password: string;
             /**
@@ -7309,7 +7315,7 @@ export interface components {
         PasswordChange: {
             /**
              * Format: password
-             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             * @description At least 6 characters, not only whitespace, neither equal to nor containing the username or the e-mail (ignoring case), and not one of the 10 000 most common passwords.
              */
             newPassword: string;
             /**
@@ -8562,7 +8568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8640,7 +8646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8718,7 +8724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8916,7 +8922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. */
+            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9054,7 +9060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. */
+            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9322,7 +9328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. For this operation `errors` is a map of field name to message (one entry per offending field), not a list of strings. */
+            /** @description Invalid body. For this operation `errors` is a map of field name to message (one entry per offending field), not a list of strings. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9476,7 +9482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid id or body. For this operation body validation failures come as a map of field name to message in `errors`, not a list of strings. */
+            /** @description Invalid id or body. For this operation body validation failures come as a map of field name to message in `errors`, not a list of strings. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9798,7 +9804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9964,7 +9970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10117,7 +10123,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10239,7 +10245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10372,7 +10378,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10534,7 +10540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10654,7 +10660,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10725,7 +10731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11133,7 +11139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11369,7 +11375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11432,7 +11438,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11729,7 +11735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11907,7 +11913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12082,7 +12088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12187,7 +12193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12365,7 +12371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12540,7 +12546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12643,7 +12649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12812,7 +12818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12978,7 +12984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13129,7 +13135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13307,7 +13313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13485,7 +13491,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13811,7 +13817,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13989,7 +13995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14219,7 +14225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14282,7 +14288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14386,7 +14392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14846,7 +14852,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14909,7 +14915,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14997,7 +15003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15182,7 +15188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15245,7 +15251,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15308,7 +15314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15435,7 +15441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15580,7 +15586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15643,7 +15649,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15735,7 +15741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15880,7 +15886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15943,7 +15949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16043,7 +16049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16212,7 +16218,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16283,7 +16289,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16396,7 +16402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16541,7 +16547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16604,7 +16610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16698,7 +16704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16843,7 +16849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16906,7 +16912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17006,7 +17012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17175,7 +17181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17246,7 +17252,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17356,7 +17362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17534,7 +17540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17605,7 +17611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17719,7 +17725,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17855,7 +17861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18015,7 +18021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18110,7 +18116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18255,7 +18261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -155,10 +155,22 @@ interface EnvIssue {
   params: Record<string, unknown>;
 }
 
+/** Variables whose value is never printed (a wrong one may still be the real secret, mistyped). */
+const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD']);
+/** Connection strings: printed without the password they may carry. */
+const URLS = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
+
+/** What a wrong value is shown as in a configuration error. */
+export function shownValue(name: string, value: unknown): string {
+  if (SECRETS.has(name)) return `a value of ${String(value).length} characters`;
+  if (URLS.has(name)) return JSON.stringify(String(value).replace(/\/\/([^/@]*):[^/@]*@/, '//$1:***@'));
+  return JSON.stringify(value);
+}
+
 function describeIssue(issue: EnvIssue, env: Record<string, unknown>): string {
   const name = issue.instancePath.replace(/^\//, '');
   const property = (schema.properties as Record<string, { pattern?: string }>)[name];
-  const got = name in env ? ` (got ${JSON.stringify(env[name])})` : '';
+  const got = name in env ? ` (got ${shownValue(name, env[name])})` : '';
   switch (issue.keyword) {
     case 'enum':
       return `${name} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}${got}`;
@@ -266,6 +278,11 @@ function fileStore(e: Env): Config['fileStore'] {
 export function parseTrustProxy(value: string | undefined): false | number | string[] {
   const text = (value ?? '').trim();
   if (text === '' || text === 'false' || text === '0') return false;
+  if (text.toLowerCase() === 'true' || text === '*') {
+    throw new ConfigError(
+      `Configuration error: TRUST_PROXY=${text} is refused (any client could choose its address and escape the rate limits): give the number of proxies in front of the server, or their addresses or CIDR ranges`,
+    );
+  }
   if (/^\d+$/.test(text)) return Number(text);
   const entries = text
     .split(',')
@@ -276,7 +293,9 @@ export function parseTrustProxy(value: string | undefined): false | number | str
     const family = isIP(address ?? '');
     const maxBits = family === 4 ? 32 : 128;
     if (family === 0 || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new Error(`TRUST_PROXY: "${entry}" is not a hop count, an IP address or a CIDR range`);
+      throw new ConfigError(
+        `Configuration error: TRUST_PROXY must be a hop count, or IP addresses or CIDR ranges separated by commas (got ${JSON.stringify(entry.slice(0, 100))})`,
+      );
     }
   }
   return entries;

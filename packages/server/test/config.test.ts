@@ -96,9 +96,49 @@ describe('TRUST_PROXY', () => {
     expect(parseTrustProxy('10.0.0.0/8, 192.168.1.10,::1,fd00::/8')).toEqual(['10.0.0.0/8', '192.168.1.10', '::1', 'fd00::/8']);
   });
 
-  it('refuses `true` and anything that is not an address, naming the entry', () => {
-    expect(() => parseTrustProxy('true')).toThrow('TRUST_PROXY: "true" is not a hop count, an IP address or a CIDR range');
-    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow('"10.0.0.0/33"');
+  it('refuses `true` and anything that is not an address, naming the entry, as a configuration error', () => {
+    expect(() => parseTrustProxy('true')).toThrow(ConfigError);
+    expect(() => parseTrustProxy('true')).toThrow(
+      /^Configuration error: TRUST_PROXY=true is refused \(any client could choose its address/,
+    );
+    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(ConfigError);
+    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(
+      'Configuration error: TRUST_PROXY must be a hop count, or IP addresses or CIDR ranges separated by commas (got "10.0.0.0/33")',
+    );
     expect(() => parseTrustProxy('proxy.example')).toThrow('"proxy.example"');
+  });
+});
+
+/** The message a configuration error would print (the server prints exactly that line). */
+const failure = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('the configuration was accepted');
+};
+
+describe('configuration errors never print a secret', () => {
+  it('names JWT_SECRET and ADMIN_PASSWORD and their rule, but not their value', () => {
+    const message = failure({ JWT_SECRET: 'tooshort-secret-value', ADMIN_PASSWORD: 'hunter2' });
+    expect(message).toContain('JWT_SECRET must NOT have fewer than 32 characters (got a value of 21 characters)');
+    expect(message).toContain('ADMIN_PASSWORD must NOT have fewer than 8 characters (got a value of 7 characters)');
+    expect(message).not.toContain('tooshort-secret-value');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('prints a connection string without its password', () => {
+    const message = failure({ DATABASE_URL: 'mysql://app:s3cret-pw@db:3306/transport', REDIS_URL: 'http://:r3dis-pw@cache:6379' });
+    expect(message).toContain('DATABASE_URL must match ^postgres(ql)?:// (got "mysql://app:***@db:3306/transport")');
+    expect(message).toContain('REDIS_URL must match ^rediss?:// (got "http://:***@cache:6379")');
+    expect(message).not.toMatch(/s3cret-pw|r3dis-pw/);
+  });
+
+  it('stops on TRUST_PROXY=true with one line naming the rule', () => {
+    const message = failure({ TRUST_PROXY: 'true' });
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(/^Configuration error: TRUST_PROXY=true is refused/);
   });
 });

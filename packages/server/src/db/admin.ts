@@ -1,10 +1,12 @@
 import { createInterface } from 'node:readline';
+import { passwordProblem } from '../lib/password-policy.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../lib/db-errors.js';
 import type { Database } from './schema.js';
 
 const SUPER_ADMIN_ROLE_ID = 1;
+const SUPER_ADMIN_MIN_PASSWORD = 8;
 const USERNAME = /^[A-Za-z0-9._-]{3,50}$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -27,6 +29,25 @@ export async function promptPassword(question: string): Promise<string> {
 }
 
 /**
+ * The new administrator's username, e-mail and password (asked on the terminal when not given),
+ * checked before anything is written: the API's password rules (lib/password-policy.ts: not the
+ * username or the e-mail nor containing them, not only whitespace, not a common password), with
+ * at least 8 characters for this account.
+ */
+export async function checkedAdmin(input: {
+  username: string;
+  email: string;
+  password: string | undefined;
+}): Promise<{ username: string; email: string; password: string }> {
+  if (!USERNAME.test(input.username)) throw new Error('username must be 3 to 50 letters, digits, dots, dashes or underscores');
+  if (!EMAIL.test(input.email)) throw new Error('email must be an e-mail address');
+  const password = input.password ?? (await promptPassword(`Password for ${input.username}: `));
+  const problem = await passwordProblem(password, input, SUPER_ADMIN_MIN_PASSWORD);
+  if (problem !== null) throw new Error(`the password ${problem}`);
+  return { username: input.username, email: input.email, password };
+}
+
+/**
  * Creates the first super administrator of an installation (a production database has no users).
  * The account belongs to the first country of the reference data and to no organization.
  */
@@ -34,10 +55,7 @@ export async function createAdmin(
   db: Kysely<Database>,
   input: { username: string; email: string; password: string | undefined },
 ): Promise<{ id: number; username: string }> {
-  if (!USERNAME.test(input.username)) throw new Error('username must be 3 to 50 letters, digits, dots, dashes or underscores');
-  if (!EMAIL.test(input.email)) throw new Error('email must be an e-mail address');
-  const password = input.password ?? (await promptPassword(`Password for ${input.username}: `));
-  if (password.length < 8 || password.length > 128) throw new Error('the password must be 8 to 128 characters');
+  const { password } = await checkedAdmin(input);
   const country = await db.selectFrom('countries').select('id').orderBy('id').limit(1).executeTakeFirst();
   if (!country) throw new Error('no reference data: run `pnpm db:migrate` first');
   const now = new Date();

@@ -1,6 +1,6 @@
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { databaseTarget } from '../plugins/database.js';
-import { createAdmin } from './admin.js';
+import { checkedAdmin, createAdmin } from './admin.js';
 import { connect, DEFAULT_TIMEOUTS } from './connect.js';
 import { DataDirLocked } from './lock.js';
 import { migrateToLatest } from './migrate.js';
@@ -36,6 +36,13 @@ try {
   process.exit(1);
 }
 try {
+  // admin:create: the input is checked (and the password asked for) before the database is touched.
+  let admin: Awaited<ReturnType<typeof checkedAdmin>> | undefined;
+  if (command === 'admin:create') {
+    const [username, email] = args;
+    if (!username || !email) throw new Error(`admin:create needs a username and an e-mail address (${usage})`);
+    admin = await checkedAdmin({ username, email, password: config.adminPassword });
+  }
   await migrateToLatest(db);
   console.log('migrations applied');
   const added = await seedReferenceData(db);
@@ -47,10 +54,8 @@ try {
       console.log((await seedDemoData(db)) ? 'demo data seeded' : 'the database already has users: demo data not seeded');
     }
   }
-  if (command === 'admin:create') {
-    const [username, email] = args;
-    if (!username || !email) throw new Error(`admin:create needs a username and an e-mail address (${usage})`);
-    const user = await createAdmin(db, { username, email, password: config.adminPassword });
+  if (admin) {
+    const user = await createAdmin(db, admin);
     console.log(`super administrator ${user.username} created (id ${user.id})`);
   }
 } catch (error) {

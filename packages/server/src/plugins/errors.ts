@@ -46,6 +46,23 @@ function relevant(issues: ValidationIssue[]): ValidationIssue[] {
   return mistyped.size === 0 ? issues : issues.filter((i) => i.keyword === 'type' || !mistyped.has(i.instancePath));
 }
 
+/**
+ * Validation reports at most this many errors, then one line saying how many more there were:
+ * ajv collects every error (`allErrors`, compiled into each validator), and a body breaking a
+ * rule thousands of times must not get an answer thousands of lines long. (The work itself is
+ * bounded before validation: see http/json-structure.ts.)
+ */
+export const MAX_REPORTED_ERRORS = 10;
+
+function capped(list: string[]): string[] {
+  if (list.length <= MAX_REPORTED_ERRORS) return list;
+  const more = list.length - MAX_REPORTED_ERRORS;
+  return [
+    ...list.slice(0, MAX_REPORTED_ERRORS),
+    `and ${more} more error${more === 1 ? '' : 's'} (at most ${MAX_REPORTED_ERRORS} are reported)`,
+  ];
+}
+
 const envelope = (message: string, errors: unknown, except: string | null = null) => ({
   success: false,
   message,
@@ -79,11 +96,16 @@ export default fp(async function errors(app: FastifyInstance) {
       const issues = relevant(error.validation as ValidationIssue[]).map((issue) => describe(context, issue));
       if (req.routeOptions.config.validationErrors === 'fieldMap') {
         const map: Record<string, string> = {};
-        for (const { field, message } of issues) map[field] ??= message;
+        let fields = 0;
+        for (const { field, message } of issues) {
+          if (field in map) continue;
+          if (fields++ === MAX_REPORTED_ERRORS) break;
+          map[field] = message;
+        }
         return reply.code(400).send(envelope('Validation failed', map));
       }
       const list = [...new Set(issues.map(({ field, message }) => (field === context ? message : `${context}/${field} ${message}`)))];
-      return reply.code(400).send(envelope('Validation failed', list));
+      return reply.code(400).send(envelope('Validation failed', capped(list)));
     }
     if (isDependencyOutage(error)) {
       req.log.warn({ err: error }, 'dependency unavailable');

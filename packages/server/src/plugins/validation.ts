@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest, preParsingHookHandler, preValidat
 import fp from 'fastify-plugin';
 import { loadContract, listOperations } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
+import { jsonStructureBreach } from '../http/json-structure.js';
 import { lazyValidator, loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
 import { hookList } from '../http/route-hooks.js';
 
@@ -131,6 +132,19 @@ export default fp(async function validation(app: FastifyInstance) {
     }
     const load = precompiled?.get(schemaKey(compiled));
     return load ? lazyValidator(load) : ajvFor(compiled.coerce).compile(compiled.schema);
+  });
+
+  // JSON bodies: their shape is bounded before they are parsed (see http/json-structure.ts), then
+  // Fastify's own parser (secure-json-parse, prototype poisoning refused) reads them.
+  const parseJson = app.getDefaultJsonParser(
+    app.initialConfig.onProtoPoisoning ?? 'error',
+    app.initialConfig.onConstructorPoisoning ?? 'error',
+  );
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const breach = jsonStructureBreach(body as string);
+    if (breach !== null) done(new ListError(400, 'Validation failed', [breach]), undefined);
+    else parseJson(req, body as string, done);
   });
 
   // A body is read only in a media type its operation declares: anything else is refused before

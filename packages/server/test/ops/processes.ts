@@ -143,6 +143,9 @@ export async function startCluster(): Promise<Cluster> {
 export interface RedisServer {
   url: string;
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a frozen server (its connections stay open, nothing answers). */
+  freeze(): void;
+  thaw(): void;
   start(): Promise<void>;
 }
 
@@ -163,6 +166,8 @@ export async function startRedis(): Promise<RedisServer> {
       child?.kill('SIGKILL');
       await until('Redis gone', async () => child?.exitCode !== null || child.signalCode !== null, 30);
     },
+    freeze: () => void child?.kill('SIGSTOP'),
+    thaw: () => void child?.kill('SIGCONT'),
     start,
   };
 }

@@ -47,7 +47,11 @@ interface JwtNamespace {
   verify<T>(token: string): T;
 }
 
-/** Tolerated clock skew between this server and whoever checks `exp` / `iat`. */
+/**
+ * Tolerated clock skew between this server and whoever checks `exp` / `iat`, in milliseconds: the
+ * unit of fast-jwt's `clockTolerance` (it compares `exp * 1000 + clockTolerance` with `Date.now()`;
+ * @fastify/jwt passes it on unconverted).
+ */
 const CLOCK_TOLERANCE_MS = 5_000;
 
 /**
@@ -60,11 +64,12 @@ export async function registerJwt(app: FastifyInstance, jwt: Config['jwt']) {
   const common = { secret: jwt.secret, decoratorName: 'jwtClaims' };
   const verify = { algorithms: ['HS256' as const], allowedIss: jwt.issuer, clockTolerance: CLOCK_TOLERANCE_MS };
   const required = ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp', 'typ'];
+  // A number of seconds: @fastify/jwt converts `expiresIn` to milliseconds for fast-jwt itself.
   await app.register(
     fastifyJwt,
     Object.assign({}, common, {
       namespace: 'access',
-      sign: { algorithm: 'HS256' as const, iss: jwt.issuer, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds * 1000 },
+      sign: { algorithm: 'HS256' as const, iss: jwt.issuer, aud: jwt.audience, expiresIn: jwt.accessTtlSeconds },
       verify: Object.assign({}, verify, { allowedAud: jwt.audience, requiredClaims: [...required, 'access_level'] }),
     }),
   );
@@ -72,7 +77,7 @@ export async function registerJwt(app: FastifyInstance, jwt: Config['jwt']) {
     fastifyJwt,
     Object.assign({}, common, {
       namespace: 'refresh',
-      sign: { algorithm: 'HS256' as const, iss: jwt.issuer, aud: refreshAudience, expiresIn: jwt.refreshTtlSeconds * 1000 },
+      sign: { algorithm: 'HS256' as const, iss: jwt.issuer, aud: refreshAudience, expiresIn: jwt.refreshTtlSeconds },
       verify: Object.assign({}, verify, { allowedAud: refreshAudience, requiredClaims: required }),
     }),
   );
@@ -93,12 +98,12 @@ function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['
     refreshTtlSeconds: jwt.refreshTtlSeconds,
     signAccess: (payload: AccessPayload): string => access.sign(Object.assign({}, payload, { typ: 'access', jti: randomUUID() })),
     signRefresh: (sub: number, sid: number): string => refresh.sign({ sub, sid, typ: 'refresh', jti: randomUUID() }),
-    /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     /** The claims of an access token that verified before and has not expired yet, if `token` is one. */
     knownAccess(token: string): AccessClaims | undefined {
       const known = verified.get(token);
       return known !== undefined && known.exp * 1000 + CLOCK_TOLERANCE_MS > Date.now() ? known : undefined;
     },
+    /** Throws a TokenInvalid with the reason when the token is not a valid access token. */
     verifyAccess(token: string): AccessClaims {
       const known = this.knownAccess(token);
       if (known !== undefined) return known;

@@ -87,7 +87,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     const { db } = req.server;
     const { username, email, firstName, lastName, password, confirmPassword, roleId, organizationId } = req.body;
     if (confirmPassword !== password) throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to password']);
-    assertPasswordAllowed('password', password, { username, email });
+    await assertPasswordAllowed('password', password, { username, email });
     const role = await assignableRole(db, auth, roleId);
     if (organizationId !== undefined) await checkOrganization(db, organizationId);
     if (req.body.countryId !== undefined) await checkCountry(db, req.body.countryId);

@@ -81,7 +81,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     if (confirmPassword !== newPassword)
       throw new ListError(400, 'Validation failed', ['body/confirmPassword must be equal to newPassword']);
     const target = await actionable(db, auth, req.params.id);
-    assertPasswordAllowed('newPassword', newPassword, target);
+    await assertPasswordAllowed('newPassword', newPassword, target);
     const passwordHash = await hashPassword(newPassword); // argon2id (lib/passwords.ts)
     const revoked = await db.transaction().execute(async (trx) => {
       await setPasswordHash(trx, target.id, passwordHash);

@@ -4,6 +4,7 @@ import { AppError, ListError } from '../../http/errors.js';
 import { ACCESS_LEVELS, type AccessLevel } from '../auth/tokens.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { lockOtherActiveAccounts } from './account-repository.js';
+import { passwordProblem } from '../../lib/password-policy.js';
 
 const rank = (level: AccessLevel) => ACCESS_LEVELS.indexOf(level);
 
@@ -50,10 +51,8 @@ export async function assertKeepsAnAdministrator(
   }
 }
 
-/** Password rules beyond the contract's length and pattern: not the account's own username or e-mail. */
-export function assertPasswordAllowed(field: string, password: string, account: { username: string; email: string }) {
-  const lower = password.trim().toLowerCase();
-  if (lower === account.username.toLowerCase() || lower === account.email.toLowerCase()) {
-    throw new ListError(400, 'Validation failed', [`body/${field} must not equal the username or the e-mail`]);
-  }
+/** Password rules beyond the contract's length and pattern (lib/password-policy.ts): 400 naming the field and the rule. */
+export async function assertPasswordAllowed(field: string, password: string, account: { username: string; email: string }) {
+  const problem = await passwordProblem(password, account);
+  if (problem !== null) throw new ListError(400, 'Validation failed', [`body/${field} ${problem}`]);
 }

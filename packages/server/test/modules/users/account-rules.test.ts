@@ -71,17 +71,48 @@ describe('password policy', () => {
     [
       'equal to the username',
       { username: 'pat.doe', password: 'Pat.Doe', confirmPassword: 'Pat.Doe' },
-      'body/password must not equal the username or the e-mail',
+      'body/password must not equal or contain the username or the e-mail',
     ],
     [
       'equal to the e-mail',
       { email: 'pat@example.test', password: 'pat@example.test', confirmPassword: 'pat@example.test' },
-      'body/password must not equal the username or the e-mail',
+      'body/password must not equal or contain the username or the e-mail',
     ],
-  ])('refuses a password %s with 400 naming the rule', async (_name, overrides, rule) => {
-    const res = await t.call('createUser', { token: admin, body: newUserBody(overrides) });
+    [
+      'containing the username',
+      { username: 'pat.doe', password: 'my-Pat.Doe-2026', confirmPassword: 'my-Pat.Doe-2026' },
+      'body/password must not equal or contain the username or the e-mail',
+    ],
+    [
+      'that is the most common password',
+      { password: '123456', confirmPassword: '123456' },
+      'body/password must not be one of the 10000 most common passwords',
+    ],
+    [
+      'that is a common password in capitals',
+      { password: 'PASSWORD', confirmPassword: 'PASSWORD' },
+      'body/password must not be one of the 10000 most common passwords',
+    ],
+    [
+      'that is a common password',
+      { password: 'qwerty123', confirmPassword: 'qwerty123' },
+      'body/password must not be one of the 10000 most common passwords',
+    ],
+  ])('refuses a password %s with 400 naming the rule, and creates nothing', async (_name, overrides, rule) => {
+    const body = newUserBody(overrides);
+    const res = await t.call('createUser', { token: admin, body });
     expect(res.status).toBe(400);
     expect(res.body.errors).toContain(rule);
+    expect(await t.db.selectFrom('users').select('id').where('email', '=', body.email).execute()).toEqual([]);
+  });
+
+  it('accepts the demo password and an uncommon one (the control case)', async () => {
+    for (const password of ['demo1234', 'Convoi#2026 mardi']) {
+      const res = await t.call('createUser', { token: admin, body: newUserBody({ password, confirmPassword: password }) });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const login = await t.call('login', { body: { username: res.body.result.username, password } });
+      expect(login.body.result.user).toMatchObject({ id: res.body.result.id, username: res.body.result.username });
+    }
   });
 
   it('applies to a password change too', async () => {
@@ -92,6 +123,15 @@ describe('password policy', () => {
       body: { newPassword: user.username, confirmPassword: user.username },
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual(['body/newPassword must not equal the username or the e-mail']);
+    expect(res.body.errors).toEqual(['body/newPassword must not equal or contain the username or the e-mail']);
+    const common = await t.call('changeUserPassword', {
+      token: admin,
+      params: { id: user.id },
+      body: { newPassword: 'iloveyou', confirmPassword: 'iloveyou' },
+    });
+    expect(common.status).toBe(400);
+    expect(common.body.errors).toEqual(['body/newPassword must not be one of the 10000 most common passwords']);
+    // The old password still logs in: nothing was changed.
+    expect((await t.call('login', { body: { username: user.username, password: PASSWORD } })).status).toBe(200);
   });
 });
