@@ -504,8 +504,12 @@ export interface paths {
          *     Rules:
          *     - A transport has at most one complaint: a second one answers 409 `COMPLAINT_EXISTS` with the
          *       `transportId` and the `existingComplaintId`.
-         *     - `customerId`, when given, must be an existing customer (actor with role `CUSTOMER`), else
-         *       404 `CUSTOMER_NOT_FOUND`. When omitted, the complaint takes the transport's customer (or none).
+         *     - `customerId`, when given, must be a customer (actor with role `CUSTOMER`) within the caller's
+         *       customer scope, the rule transports follow: agents and team managers may name only the
+         *       customers of transports they can see, supervisors and administrators any customer. Any other
+         *       id answers 404 `CUSTOMER_NOT_FOUND`, exactly as a customer that does not exist (a complaint
+         *       must not become a way to read another team's customer). When omitted, the complaint takes the
+         *       transport's customer (or none).
          *     - `complaintTypeId`, when given, must be an active complaint type, else 404
          *       `RESOURCE_NOT_FOUND` (`resource: complaintType`).
          *     - The complaint is created `PENDING`; its country is the creator's country (the `countryId`
@@ -579,7 +583,9 @@ export interface paths {
          *       (staff edit later states with `PATCH /admin/complaints/{id}`).
          *     - Only the fields sent are changed; `null` clears an optional field. The transport and the
          *       status cannot be changed here.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
+         *     - `customerId` must be a customer within the caller's customer scope, as on creation (agents
+         *       and team managers: the customers of transports they can see); any other id answers 404
+         *       `CUSTOMER_NOT_FOUND`, as a customer that does not exist. `complaintTypeId` must be an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (`errors` is a map of field name to message, not a list), 404
@@ -3150,7 +3156,8 @@ export interface paths {
          *       field. The transport cannot be changed; the status changes only through
          *       `PATCH /admin/complaints/{id}/status`.
          *     - Allowed in every status except `CLOSED`: 409 `NOT_EDITABLE`.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
+         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`; these roles see every
+         *       customer, under the customer scope rule of `POST /trade/complaints`); `complaintTypeId` an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (list of strings), 404 `COMPLAINT_NOT_FOUND`, `CUSTOMER_NOT_FOUND`,
@@ -6108,7 +6115,7 @@ export interface components {
         ComplaintCreate: {
             /** @description The transport complained about. It must exist and be visible to the caller, and must not already have a complaint (one complaint per transport). */
             transportId: number;
-            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for. Defaults to the transport's customer when omitted. */
+            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for, within the caller's customer scope. Defaults to the transport's customer when omitted. */
             customerId?: number;
             /** @description An active complaint type (see `GET /trade/complaints/types`). */
             complaintTypeId?: number;
@@ -6188,7 +6195,7 @@ export interface components {
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
-            /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
+            /** @description A customer (actor with role `CUSTOMER`) within the caller's customer scope, or null for none. */
             customerId?: number | null;
             /** @description An active complaint type, or null for none. */
             complaintTypeId?: number | null;
