@@ -4808,8 +4808,10 @@ export interface paths {
          *       `regions` ISO 3166-1 alpha-2 country codes; both must exist (400 otherwise). With `isGlobal`
          *       false, at least one role code or country code is required (400).
          *     - `expiresAt`, when given, must be in the future (400).
-         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
-         *       attachments get ids 1, 2, ... in the order given.
+         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere; attachments get
+         *       ids 1, 2, ... in the order given. Their `url` must be an absolute `https://` address
+         *       (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`, `vbscript:`) is refused with
+         *       400 naming the field and the pattern, since every reader's client shows or opens it.
          *
          *     Every create invalidates all announcement caches of the user side (lists, details, categories).
          *
@@ -5044,8 +5046,11 @@ export interface paths {
          *     - `prerequisiteIds`: existing tutorials (any status; drafts are ignored on the user side until
          *       published).
          *     - `status` defaults to `DRAFT`; a `PUBLISHED` tutorial is visible to every user at once.
-         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
-         *       attachments get ids 1, 2, ... in the order given.
+         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere; attachments
+         *       get ids 1, 2, ... in the order given. Every `url` (the video's subtitles included) must be an
+         *       absolute `https://` address (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`,
+         *       `vbscript:`) is refused with 400 naming the field and the pattern, since every reader's
+         *       client shows or opens it.
          *
          *     Errors:
          *     - 400: the body is not valid (see the rules above; unknown fields, including `duration`, are refused).
@@ -8144,13 +8149,16 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /**
+         * Format: uri
+         * @description An absolute `https://` address (the scheme in lower case, then a host) of a resource hosted elsewhere, which clients show or open as given. Any other scheme is refused with 400 naming the field and this pattern: `javascript:`, `data:` or `vbscript:` addresses would run in the page of every reader, and plain `http:` would be refused or rewritten by browsers on an `https` page (mixed content) and could be altered on the way, so no field of this API takes it.
+         * @example https://cdn.transport-ops.example/tutorials/loading-safety.mp4
+         */
+        WebUrl: string;
         /** @description An image given when writing an announcement or a tutorial. The file itself is hosted elsewhere (CDN); only its address and metadata are stored. */
         MediaImageInput: {
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the image.
-             */
-            url: string;
+            /** @description Absolute https URL of the image. */
+            url: components["schemas"]["WebUrl"];
             /** @description Alternative text. */
             alt?: string | null;
             /** @description Width in pixels. */
@@ -8165,11 +8173,8 @@ export interface components {
             type: string;
             /** @description Size in bytes (at most 50 MB). */
             size: number;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the file.
-             */
-            url: string;
+            /** @description Absolute https URL of the file. */
+            url: components["schemas"]["WebUrl"];
             description?: string | null;
         };
         /** @description Audience of an announcement. A user sees it when `isGlobal` is true, or their role code is in `userTypes`, or their country code is in `regions`. Role codes and country codes must exist (400 otherwise). With `isGlobal` false at least one role code or country code is required (400 otherwise: nobody would see it). */
@@ -8302,19 +8307,13 @@ export interface components {
         TutorialSubtitleInput: {
             /** @description BCP 47 language tag. */
             language: string;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the subtitle file (WebVTT).
-             */
-            url: string;
+            /** @description Absolute https URL of the subtitle file (WebVTT). */
+            url: components["schemas"]["WebUrl"];
         };
         /** @description The video of a tutorial (hosted elsewhere; only its address and metadata are stored). */
         TutorialVideoInput: {
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the video.
-             */
-            url: string;
+            /** @description Absolute https URL of the video. */
+            url: components["schemas"]["WebUrl"];
             /** @description Length in seconds. */
             duration: number;
             /** @description Size in bytes. */
