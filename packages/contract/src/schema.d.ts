@@ -3409,6 +3409,15 @@ export interface paths {
          *
          *     Columns: `id`, `loadingNumber`, `status`, `validationLevel`, `loadingPoint`, `unloadingPoint`, `vehicleType`, `vehiclePlateNumber`, `productLabel`, `productQuantity`, `totalProductValue`, `customer`, `createdBy`, `createdAt`.
          *
+         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
+         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
+         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
+         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
+         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
+         *     Number columns (`id`, `validationLevel`, `productQuantity` and `totalProductValue`) are numbers and written as such, never prefixed (a negative number
+         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
+         *     prefixed like any other.
+         *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
          *     is never held in memory, nor does it hold a database connection or transaction for the length
@@ -3440,6 +3449,15 @@ export interface paths {
          *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
          *
          *     Columns: `id`, `publicId`, `label`, `status`, `complaintType`, `transportId`, `customer`, `amountPaid`, `timeLost`, `createdBy`, `assignedTo`, `createdAt`, `resolvedAt`.
+         *
+         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
+         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
+         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
+         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
+         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
+         *     Number columns (`id`, `transportId`, `amountPaid` and `timeLost`) are numbers and written as such, never prefixed (a negative number
+         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
+         *     prefixed like any other.
          *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
