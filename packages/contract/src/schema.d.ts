@@ -42,7 +42,29 @@ export interface paths {
          *       Design decision: an inactive account gets the same answer as wrong credentials, so that
          *       account states are not revealed.
          *     - 413: the body exceeds 10 MB.
-         *     - 429: more than 100 unauthenticated requests per hour from this client address.
+         *     - 429 `RATE_LIMITED`: more than 100 requests per hour from this client address to the public
+         *       operations (see *Throttling* below).
+         *     - 429 `LOGIN_LOCKED`: the username is locked after too many unsuccessful logins (see
+         *       *Throttling* below).
+         *
+         *     Throttling, per address and per account:
+         *     - Per client address: login, like every public operation (`/auth/refresh`, `/auth/validate`,
+         *       certificate verification), is counted against the unauthenticated quota of the client
+         *       address (100 per hour), whatever `Authorization` header comes with it: a bearer token,
+         *       valid or not, is not read here and never moves the request onto a user's quota.
+         *     - Per username, across every address and every instance (counted in the database): each
+         *       login attempt is counted for its username before the password is checked. The username is
+         *       compared in its normalised form (Unicode NFKC, trimmed, lower case), and unknown usernames
+         *       are counted exactly like existing ones, so the answers never reveal whether an account
+         *       exists. The 5th unsuccessful attempt within 15 minutes locks the username for 1 minute;
+         *       each further lock lasts twice as long as the previous one (2, 4, 8 ... minutes, at most
+         *       60). While locked, every login for the username answers 429 `LOGIN_LOCKED` with
+         *       `retryAfterSeconds` and a `retry-after` header, **the right password included**, and the
+         *       password is not checked. A successful login clears the count and the lock history; so does a
+         *       day without attempts.
+         *     - Design decision: a lock refuses the account's owner too (an attacker can delay a login by at
+         *       most the lock's length, never block an account for good); this is the price of making
+         *       password guessing on one account slow whatever the number of addresses used.
          */
         post: operations["login"];
         delete?: never;
@@ -5663,6 +5685,15 @@ export interface components {
             limit: number;
             retryAfterSeconds: number;
         };
+        /** @description `POST /auth/login` only: too many unsuccessful logins for this username, from any address (unknown usernames included), so logins for it are refused, the right password included, until the lock ends in `retryAfterSeconds` (also sent as the `retry-after` header). HTTP 429. */
+        LoginLockedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "LOGIN_LOCKED";
+            retryAfterSeconds: number;
+        };
         /** @description An unexpected error; the request id identifies it in the logs. HTTP 500. */
         InternalErrorError: {
             /**
@@ -5687,7 +5718,7 @@ export interface components {
             dependency?: "database" | "redis";
         };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -8439,15 +8470,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
-        TooManyRequests: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description An unexpected error. No internals are returned in production; the request id identifies the failure in the server logs. */
         InternalError: {
             headers: {
@@ -8488,6 +8510,15 @@ export interface components {
         };
         /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the operation's description for its codes). */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles; public operations count against the client address whatever token comes with them). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
+        TooManyRequests: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8606,7 +8637,17 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description The client address used up its hourly quota of public requests (`RATE_LIMITED`), or the username is locked after too many unsuccessful logins (`LOGIN_LOCKED`). The `retry-after` header says when to retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
