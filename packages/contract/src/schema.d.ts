@@ -40,7 +40,10 @@ export interface paths {
          *     - 400: the body is not valid (missing `username` or `password`, unknown field); `errors` lists the rule broken.
          *     - 401: wrong username or password, or the account is inactive; `errors` is a list of strings.
          *       Design decision: an inactive account gets the same answer as wrong credentials, so that
-         *       account states are not revealed.
+         *       account states are not revealed. A production server also answers this to the password of
+         *       the development demo accounts, whatever the account (see *Demo accounts* in the
+         *       introduction of a development server's documentation): demo data copied into production
+         *       never opens a session.
          *     - 413: the body exceeds 10 MB.
          *     - 429 `RATE_LIMITED`: more than 100 requests per hour from this client address to the public
          *       operations (see *Throttling* below).

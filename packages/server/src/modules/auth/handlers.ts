@@ -1,3 +1,4 @@
+import { DEMO_PASSWORD } from '../../db/seed.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
@@ -43,6 +44,8 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
     const valid = await verifyPassword(account?.password_hash ?? (await unknownUser()), req.body.password);
     // A deactivated account gets the same answer as a wrong password: no oracle for its password.
     if (!account || !valid || !account.is_active) throw invalidCredentials();
+    // Production never serves the published demo password, whichever account holds it (db/demo-accounts.ts).
+    if (config.nodeEnv === 'production' && req.body.password === DEMO_PASSWORD) throw invalidCredentials();
     await clearLoginAttempts(db, key, config.loginThrottle);
     const expiresAt = new Date(Date.now() + tokens.refreshTtlSeconds * 1000);
     const sessionId = await openSession(db, account.id, expiresAt, {
