@@ -21,8 +21,12 @@ const steps = [
   },
   {
     name: 'docs page',
-    inputs: [at('packages/contract/dist/openapi.docs.json'), at('scripts/docs.mjs')],
-    outputs: [at('packages/contract/dist/docs.html')],
+    inputs: [
+      at('packages/contract/dist/openapi.docs.json'),
+      at('packages/contract/dist/openapi.docs.production.json'),
+      at('scripts/docs.mjs'),
+    ],
+    outputs: [at('packages/contract/dist/docs.html'), at('packages/contract/dist/docs.production.html')],
     run: () => execFileSync(process.execPath, [at('scripts/docs.mjs')], { stdio: 'inherit', cwd: root }),
   },
   {

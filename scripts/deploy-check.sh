@@ -50,7 +50,11 @@ done
 curl -fsS "$base/health" | grep -q '"status":"ok"'
 curl -fsS "$base/ready" | grep -q '"status":"ready"'
 curl -fsS -H 'accept-encoding: br' -o /dev/null -w '%{http_code} %header{content-encoding}\n' "$base/openapi.json" | grep -q '^200 br$'
-curl -fsS -o /dev/null "$base/docs"
+curl -fsS -o "$work/docs.html" "$base/docs"
+# Production documents never advertise the demo accounts' password.
+if grep -q demo1234 "$work/docs.html" || curl -fsS "$base/openapi.json" | grep -q demo1234; then
+  echo "FAIL: the production docs or contract show the demo password"; exit 1
+fi
 token="$(curl -fsS -H 'content-type: application/json' -d '{"username":"ops","password":"first-admin-password"}' "$base/auth/login" | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).result.access_token')"
 curl -fsS -H "authorization: Bearer $token" "$base/admin/configurations/roles" | grep -q '"code":"SUPER_ADMIN"'
 curl -fsS -H "authorization: Bearer $token" "$base/admin/configurations/countries" >/dev/null

@@ -26,7 +26,15 @@ const redocly = join(root, 'node_modules/.bin/redocly');
 const check = process.argv.includes('--check');
 const inputs = [join(root, 'openapi'), join(root, 'redocly.yaml'), join(root, 'scripts/gen.mjs'), join(root, 'scripts/gen')];
 // What every mode writes (or marks fresh): their age says when the generator last ran.
-const outputs = [join(dist, 'openapi.json'), join(dist, 'openapi.yaml'), join(dist, 'openapi.docs.json'), sdkTypesFile];
+const outputs = [
+  join(dist, 'openapi.json'),
+  join(dist, 'openapi.yaml'),
+  join(dist, 'openapi.docs.json'),
+  join(dist, 'openapi.production.json'),
+  join(dist, 'openapi.production.yaml'),
+  join(dist, 'openapi.docs.production.json'),
+  sdkTypesFile,
+];
 
 if (process.argv.includes('--if-stale')) {
   if (oldest(outputs) > newest(inputs)) process.exit(0);
@@ -35,7 +43,7 @@ if (process.argv.includes('--if-stale')) {
 // Loaded only once the work is known to be needed: they take seconds to import.
 const { default: openapiTS, astToString } = await import('openapi-typescript');
 const { parse, stringify } = await import('yaml');
-const { enrich } = await import('./gen/docs.mjs');
+const { enrich, withoutDemoAccounts } = await import('./gen/docs.mjs');
 const { operationTable, sdkTypes } = await import('./gen/sdk.mjs');
 
 mkdirSync(dist, { recursive: true });
@@ -52,7 +60,13 @@ const document = enrich(parse(readFileSync(join(dist, 'openapi.yaml'), 'utf8')),
 writeFileSync(join(dist, 'openapi.yaml'), stringify(document, { lineWidth: 0 }));
 writeFileSync(join(dist, 'openapi.json'), JSON.stringify(document));
 // The docs page's input: the same document with a curl and an SDK sample on every operation.
-writeFileSync(join(dist, 'openapi.docs.json'), JSON.stringify(enrich(document, { withSamples: true })));
+const docs = enrich(document, { withSamples: true });
+writeFileSync(join(dist, 'openapi.docs.json'), JSON.stringify(docs));
+// What a production server serves instead (contract and docs page): no demo credentials.
+const production = withoutDemoAccounts(document);
+writeFileSync(join(dist, 'openapi.production.yaml'), stringify(production, { lineWidth: 0 }));
+writeFileSync(join(dist, 'openapi.production.json'), JSON.stringify(production));
+writeFileSync(join(dist, 'openapi.docs.production.json'), JSON.stringify(withoutDemoAccounts(docs)));
 const ast = await openapiTS(document, {
   defaultNonNullable: false,
   alphabetize: false,

@@ -4,6 +4,8 @@
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
 // The demo account to log in with for each role of a security requirement, most specific first.
 const DEMO_ACCOUNT = { agent: 'agent', team_manager: 'manager', supervisor: 'supervisor', admin: 'admin', super_admin: 'admin' };
+/** The demo accounts' password (packages/server/src/db/seed.ts), which production documents never show. */
+export const DEMO_PASSWORD = 'demo1234';
 
 const resolve = (document, node) => {
   let value = node;
@@ -138,7 +140,7 @@ function samples(document, path, method, operation, pathItem) {
     `import { createTransportOpsClient } from '@transport-ops/sdk';`,
     '',
     `const api = createTransportOpsClient({ baseUrl: '${base}' });`,
-    ...(user ? [`await api.login('${user}', 'demo1234');`] : []),
+    ...(user ? [`await api.login('${user}', '${DEMO_PASSWORD}');`] : []),
     `const ${isFile ? 'file' : 'result'} = await api.op.${operation.operationId}(${args.join(', ')});${isFile ? ' // a Blob' : ''}`,
   ];
   return [
@@ -157,5 +159,35 @@ export function enrich(document, { withSamples }) {
   for (const [path, item] of Object.entries(copy.paths)) {
     for (const method of METHODS) if (item[method]) item[method]['x-codeSamples'] = samples(copy, path, method, item[method], item);
   }
+  return copy;
+}
+
+const DEMO_SECTION = /<!-- demo-accounts -->[\s\S]*?<!-- \/demo-accounts -->/;
+const PRODUCTION_NOTE = [
+  '## Accounts',
+  'Accounts are created by an administrator (`POST /admin/users`); the first one with',
+  '`pnpm admin:create`. This server runs in production: it has no demo accounts, and it refuses',
+  'every login with the password the development demo accounts use.',
+].join('\n');
+
+/**
+ * The document a production server serves (contract and docs page): the demo accounts section
+ * becomes a note, and the SDK samples log in with credentials of the reader's own. Fails when the
+ * demo password is still anywhere in it.
+ */
+export function withoutDemoAccounts(document) {
+  const copy = structuredClone(document);
+  if (!DEMO_SECTION.test(copy.info.description)) throw new Error('openapi.yaml: the <!-- demo-accounts --> section is missing');
+  copy.info.description = copy.info.description.replace(DEMO_SECTION, PRODUCTION_NOTE);
+  const login = new RegExp(`await api\\.login\\('[^']*', '${DEMO_PASSWORD}'\\);`, 'g');
+  for (const item of Object.values(copy.paths)) {
+    for (const method of METHODS) {
+      for (const sample of item[method]?.['x-codeSamples'] ?? []) {
+        sample.source = sample.source.replace(login, 'await api.login(process.env.API_USERNAME, process.env.API_PASSWORD);');
+      }
+    }
+  }
+  const left = JSON.stringify(copy).split(DEMO_PASSWORD).length - 1;
+  if (left > 0) throw new Error(`the production document still shows the demo password ${left} times`);
   return copy;
 }

@@ -40,9 +40,34 @@ export interface paths {
          *     - 400: the body is not valid (missing `username` or `password`, unknown field); `errors` lists the rule broken.
          *     - 401: wrong username or password, or the account is inactive; `errors` is a list of strings.
          *       Design decision: an inactive account gets the same answer as wrong credentials, so that
-         *       account states are not revealed.
+         *       account states are not revealed. A production server also answers this to the password of
+         *       the development demo accounts, whatever the account (see *Demo accounts* in the
+         *       introduction of a development server's documentation): demo data copied into production
+         *       never opens a session.
          *     - 413: the body exceeds 10 MB.
-         *     - 429: more than 100 unauthenticated requests per hour from this client address.
+         *     - 429 `RATE_LIMITED`: more than 100 requests per hour from this client address to the public
+         *       operations (see *Throttling* below).
+         *     - 429 `LOGIN_LOCKED`: the username is locked after too many unsuccessful logins (see
+         *       *Throttling* below).
+         *
+         *     Throttling, per address and per account:
+         *     - Per client address: login, like every public operation (`/auth/refresh`, `/auth/validate`,
+         *       certificate verification), is counted against the unauthenticated quota of the client
+         *       address (100 per hour), whatever `Authorization` header comes with it: a bearer token,
+         *       valid or not, is not read here and never moves the request onto a user's quota.
+         *     - Per username, across every address and every instance (counted in the database): each
+         *       login attempt is counted for its username before the password is checked. The username is
+         *       compared in its normalised form (Unicode NFKC, trimmed, lower case), and unknown usernames
+         *       are counted exactly like existing ones, so the answers never reveal whether an account
+         *       exists. The 5th unsuccessful attempt within 15 minutes locks the username for 1 minute;
+         *       each further lock lasts twice as long as the previous one (2, 4, 8 ... minutes, at most
+         *       60). While locked, every login for the username answers 429 `LOGIN_LOCKED` with
+         *       `retryAfterSeconds` and a `retry-after` header, **the right password included**, and the
+         *       password is not checked. A successful login clears the count and the lock history; so does a
+         *       day without attempts.
+         *     - Design decision: a lock refuses the account's owner too (an attacker can delay a login by at
+         *       most the lock's length, never block an account for good); this is the price of making
+         *       password guessing on one account slow whatever the number of addresses used.
          */
         post: operations["login"];
         delete?: never;
@@ -504,8 +529,12 @@ export interface paths {
          *     Rules:
          *     - A transport has at most one complaint: a second one answers 409 `COMPLAINT_EXISTS` with the
          *       `transportId` and the `existingComplaintId`.
-         *     - `customerId`, when given, must be an existing customer (actor with role `CUSTOMER`), else
-         *       404 `CUSTOMER_NOT_FOUND`. When omitted, the complaint takes the transport's customer (or none).
+         *     - `customerId`, when given, must be a customer (actor with role `CUSTOMER`) within the caller's
+         *       customer scope, the rule transports follow: agents and team managers may name only the
+         *       customers of transports they can see, supervisors and administrators any customer. Any other
+         *       id answers 404 `CUSTOMER_NOT_FOUND`, exactly as a customer that does not exist (a complaint
+         *       must not become a way to read another team's customer). When omitted, the complaint takes the
+         *       transport's customer (or none).
          *     - `complaintTypeId`, when given, must be an active complaint type, else 404
          *       `RESOURCE_NOT_FOUND` (`resource: complaintType`).
          *     - The complaint is created `PENDING`; its country is the creator's country (the `countryId`
@@ -579,7 +608,9 @@ export interface paths {
          *       (staff edit later states with `PATCH /admin/complaints/{id}`).
          *     - Only the fields sent are changed; `null` clears an optional field. The transport and the
          *       status cannot be changed here.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
+         *     - `customerId` must be a customer within the caller's customer scope, as on creation (agents
+         *       and team managers: the customers of transports they can see); any other id answers 404
+         *       `CUSTOMER_NOT_FOUND`, as a customer that does not exist. `complaintTypeId` must be an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (`errors` is a map of field name to message, not a list), 404
@@ -3156,7 +3187,8 @@ export interface paths {
          *       field. The transport cannot be changed; the status changes only through
          *       `PATCH /admin/complaints/{id}/status`.
          *     - Allowed in every status except `CLOSED`: 409 `NOT_EDITABLE`.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
+         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`; these roles see every
+         *       customer, under the customer scope rule of `POST /trade/complaints`); `complaintTypeId` an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (list of strings), 404 `COMPLAINT_NOT_FOUND`, `CUSTOMER_NOT_FOUND`,
@@ -3408,6 +3440,15 @@ export interface paths {
          *
          *     Columns: `id`, `loadingNumber`, `status`, `validationLevel`, `loadingPoint`, `unloadingPoint`, `vehicleType`, `vehiclePlateNumber`, `productLabel`, `productQuantity`, `totalProductValue`, `customer`, `createdBy`, `createdAt`.
          *
+         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
+         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
+         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
+         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
+         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
+         *     Number columns (`id`, `validationLevel`, `productQuantity` and `totalProductValue`) are numbers and written as such, never prefixed (a negative number
+         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
+         *     prefixed like any other.
+         *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
          *     is never held in memory, nor does it hold a database connection or transaction for the length
@@ -3439,6 +3480,15 @@ export interface paths {
          *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
          *
          *     Columns: `id`, `publicId`, `label`, `status`, `complaintType`, `transportId`, `customer`, `amountPaid`, `timeLost`, `createdBy`, `assignedTo`, `createdAt`, `resolvedAt`.
+         *
+         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
+         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
+         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
+         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
+         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
+         *     Number columns (`id`, `transportId`, `amountPaid` and `timeLost`) are numbers and written as such, never prefixed (a negative number
+         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
+         *     prefixed like any other.
          *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
@@ -4807,8 +4857,10 @@ export interface paths {
          *       `regions` ISO 3166-1 alpha-2 country codes; both must exist (400 otherwise). With `isGlobal`
          *       false, at least one role code or country code is required (400).
          *     - `expiresAt`, when given, must be in the future (400).
-         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
-         *       attachments get ids 1, 2, ... in the order given.
+         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere; attachments get
+         *       ids 1, 2, ... in the order given. Their `url` must be an absolute `https://` address
+         *       (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`, `vbscript:`) is refused with
+         *       400 naming the field and the pattern, since every reader's client shows or opens it.
          *
          *     Every create invalidates all announcement caches of the user side (lists, details, categories).
          *
@@ -5043,8 +5095,11 @@ export interface paths {
          *     - `prerequisiteIds`: existing tutorials (any status; drafts are ignored on the user side until
          *       published).
          *     - `status` defaults to `DRAFT`; a `PUBLISHED` tutorial is visible to every user at once.
-         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
-         *       attachments get ids 1, 2, ... in the order given.
+         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere; attachments
+         *       get ids 1, 2, ... in the order given. Every `url` (the video's subtitles included) must be an
+         *       absolute `https://` address (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`,
+         *       `vbscript:`) is refused with 400 naming the field and the pattern, since every reader's
+         *       client shows or opens it.
          *
          *     Errors:
          *     - 400: the body is not valid (see the rules above; unknown fields, including `duration`, are refused).
@@ -5639,6 +5694,15 @@ export interface components {
             limit: number;
             retryAfterSeconds: number;
         };
+        /** @description `POST /auth/login` only: too many unsuccessful logins for this username, from any address (unknown usernames included), so logins for it are refused, the right password included, until the lock ends in `retryAfterSeconds` (also sent as the `retry-after` header). HTTP 429. */
+        LoginLockedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "LOGIN_LOCKED";
+            retryAfterSeconds: number;
+        };
         /** @description An unexpected error; the request id identifies it in the logs. HTTP 500. */
         InternalErrorError: {
             /**
@@ -5663,7 +5727,7 @@ export interface components {
             dependency?: "database" | "redis";
         };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -6114,7 +6178,7 @@ export interface components {
         ComplaintCreate: {
             /** @description The transport complained about. It must exist and be visible to the caller, and must not already have a complaint (one complaint per transport). */
             transportId: number;
-            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for. Defaults to the transport's customer when omitted. */
+            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for, within the caller's customer scope. Defaults to the transport's customer when omitted. */
             customerId?: number;
             /** @description An active complaint type (see `GET /trade/complaints/types`). */
             complaintTypeId?: number;
@@ -6194,7 +6258,7 @@ export interface components {
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
-            /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
+            /** @description A customer (actor with role `CUSTOMER`) within the caller's customer scope, or null for none. */
             customerId?: number | null;
             /** @description An active complaint type, or null for none. */
             complaintTypeId?: number | null;
@@ -8143,13 +8207,16 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /**
+         * Format: uri
+         * @description An absolute `https://` address (the scheme in lower case, then a host) of a resource hosted elsewhere, which clients show or open as given. Any other scheme is refused with 400 naming the field and this pattern: `javascript:`, `data:` or `vbscript:` addresses would run in the page of every reader, and plain `http:` would be refused or rewritten by browsers on an `https` page (mixed content) and could be altered on the way, so no field of this API takes it.
+         * @example https://cdn.transport-ops.example/tutorials/loading-safety.mp4
+         */
+        WebUrl: string;
         /** @description An image given when writing an announcement or a tutorial. The file itself is hosted elsewhere (CDN); only its address and metadata are stored. */
         MediaImageInput: {
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the image.
-             */
-            url: string;
+            /** @description Absolute https URL of the image. */
+            url: components["schemas"]["WebUrl"];
             /** @description Alternative text. */
             alt?: string | null;
             /** @description Width in pixels. */
@@ -8164,11 +8231,8 @@ export interface components {
             type: string;
             /** @description Size in bytes (at most 50 MB). */
             size: number;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the file.
-             */
-            url: string;
+            /** @description Absolute https URL of the file. */
+            url: components["schemas"]["WebUrl"];
             description?: string | null;
         };
         /** @description Audience of an announcement. A user sees it when `isGlobal` is true, or their role code is in `userTypes`, or their country code is in `regions`. Role codes and country codes must exist (400 otherwise). With `isGlobal` false at least one role code or country code is required (400 otherwise: nobody would see it). */
@@ -8301,19 +8365,13 @@ export interface components {
         TutorialSubtitleInput: {
             /** @description BCP 47 language tag. */
             language: string;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the subtitle file (WebVTT).
-             */
-            url: string;
+            /** @description Absolute https URL of the subtitle file (WebVTT). */
+            url: components["schemas"]["WebUrl"];
         };
         /** @description The video of a tutorial (hosted elsewhere; only its address and metadata are stored). */
         TutorialVideoInput: {
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the video.
-             */
-            url: string;
+            /** @description Absolute https URL of the video. */
+            url: components["schemas"]["WebUrl"];
             /** @description Length in seconds. */
             duration: number;
             /** @description Size in bytes. */
@@ -8421,15 +8479,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
-        TooManyRequests: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description An unexpected error. No internals are returned in production; the request id identifies the failure in the server logs. */
         InternalError: {
             headers: {
@@ -8470,6 +8519,15 @@ export interface components {
         };
         /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the operation's description for its codes). */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles; public operations count against the client address whatever token comes with them). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
+        TooManyRequests: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8588,7 +8646,17 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description The client address used up its hourly quota of public requests (`RATE_LIMITED`), or the username is locked after too many unsuccessful logins (`LOGIN_LOCKED`). The `retry-after` header says when to retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -48,6 +48,12 @@ export interface Config {
   publicBaseUrl: string;
   /** Rate limits per hour. */
   rateLimit: { anonymous: number; user: number; admin: number; windowMs: number };
+  /**
+   * Login throttle per username, whatever the address: `maxFailures` unsuccessful attempts within
+   * `windowMs` lock the username for `lockMs`, doubled at each further lock up to `maxLockMs`;
+   * a successful login, or `forgetMs` without attempts, forgets the past locks.
+   */
+  loginThrottle: { maxFailures: number; windowMs: number; lockMs: number; maxLockMs: number; forgetMs: number };
   /** Largest accepted JSON body. */
   jsonBodyLimitBytes: number;
   // Request hardening: proxies trusted for X-Forwarded-*, the whole multipart request cap, timeouts.
@@ -242,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemoData: !production && (e.SEED_DEMO_DATA ?? true),
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`,
     rateLimit: { anonymous: e.RATE_LIMIT_ANONYMOUS, user: e.RATE_LIMIT_USER, admin: e.RATE_LIMIT_ADMIN, windowMs: 3600_000 },
+    loginThrottle: { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 60_000, maxLockMs: 3600_000, forgetMs: 24 * 3600_000 },
     jsonBodyLimitBytes: 10 * 1024 * 1024,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     uploadRequestLimitBytes: 50 * 1024 * 1024,

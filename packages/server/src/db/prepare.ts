@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { disableDemoAccounts } from './demo-accounts.js';
 import { migrateToLatest } from './migrate.js';
 import type { Database } from './schema.js';
 import { seedDemoData } from './seed.js';
@@ -9,7 +10,8 @@ type Log = (message: string) => void;
 
 /**
  * What runs before the app is built, outside any plugin timeout: pending migrations and the
- * reference data (unless SKIP_MIGRATIONS), then demo data into an empty database outside production.
+ * reference data (unless SKIP_MIGRATIONS), then demo data into an empty database outside production;
+ * in production, the demo accounts a database may hold are reported and their sessions revoked.
  */
 export async function prepareDatabase(db: Kysely<Database>, config: Config, log: Log): Promise<void> {
   if (config.skipMigrations) {
@@ -20,4 +22,5 @@ export async function prepareDatabase(db: Kysely<Database>, config: Config, log:
     if (added > 0) log(`reference data: ${added} rows added`);
   }
   if (config.seedDemoData && (await seedDemoData(db))) log('demo data seeded');
+  if (config.nodeEnv === 'production') await disableDemoAccounts(db, log);
 }

@@ -140,6 +140,16 @@ export interface ActorsTable {
   updated_at: Timestamp;
 }
 
+/** Login attempts per normalised username (0018), the per-account throttle of `POST /auth/login`. */
+export interface LoginThrottlesTable {
+  username_key: string;
+  attempts: number;
+  window_started_at: Timestamp;
+  lockouts: number;
+  locked_until: NullableTimestamp;
+  last_attempt_at: Timestamp;
+}
+
 export interface UsersTable {
   id: Generated<number>;
   username: string;
@@ -633,6 +643,7 @@ export interface Database {
   organizations: OrganizationsTable;
   actors: ActorsTable;
   users: UsersTable;
+  login_throttles: LoginThrottlesTable;
   sessions: SessionsTable;
   categories: CategoriesTable;
   tags: TagsTable;

@@ -41,13 +41,17 @@ function asset(path: string, type: string) {
 
 /**
  * `/openapi.json` and `/openapi.yaml` serve the bundled contract, `/docs` the Redoc page built by
- * `pnpm docs` (part of `pnpm build`): from memory, compressed once, with ETags.
+ * `pnpm docs` (part of `pnpm build`): from memory, compressed once, with ETags. In production each
+ * is the variant without the demo accounts' credentials (`pnpm gen` and `pnpm docs` write both).
  */
 export default fp(async function docs(app: FastifyInstance) {
-  const yamlPath = createRequire(import.meta.url).resolve('@transport-ops/contract/openapi.yaml');
-  const docsPage = join(dirname(contractPath), 'docs.html');
+  const production = app.config.nodeEnv === 'production';
+  const resolve = createRequire(import.meta.url).resolve;
+  const jsonPath = production ? resolve('@transport-ops/contract/openapi.production.json') : contractPath;
+  const yamlPath = resolve(production ? '@transport-ops/contract/openapi.production.yaml' : '@transport-ops/contract/openapi.yaml');
+  const docsPage = join(dirname(contractPath), production ? 'docs.production.html' : 'docs.html');
   const options = { compress: false as const }; // compressed here, once
-  app.get('/openapi.json', options, asset(contractPath, 'application/json; charset=utf-8'));
+  app.get('/openapi.json', options, asset(jsonPath, 'application/json; charset=utf-8'));
   app.get('/openapi.yaml', options, asset(yamlPath, 'application/yaml; charset=utf-8'));
   const page = asset(docsPage, 'text/html; charset=utf-8');
   app.get('/docs', options, async (req, reply) => {

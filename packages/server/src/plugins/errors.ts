@@ -84,7 +84,7 @@ export default fp(async function errors(app: FastifyInstance) {
     if (error instanceof AppError) {
       // The rest of an oversized body is not read: the connection closes after the answer.
       if (error.statusCode === 413) reply.header('connection', 'close');
-      if (error.detail.code === 'RATE_LIMITED') reply.header('retry-after', String(error.detail.retryAfterSeconds));
+      if ('retryAfterSeconds' in error.detail) reply.header('retry-after', String(error.detail.retryAfterSeconds));
       return reply.code(error.statusCode).send(envelope(error.message, error.detail));
     }
     if (error instanceof ListError) {

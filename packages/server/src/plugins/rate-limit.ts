@@ -13,7 +13,8 @@ export const UNLIMITED: ReadonlySet<string> = new Set(['/health', '/ready']);
 
 /**
  * Hourly quotas: per client address when unauthenticated, per user otherwise, higher for
- * administration roles. Counted in Redis when REDIS_URL is set, so instances share them; in this
+ * administration roles. Public operations are always counted per address: the security plugin
+ * does not identify their callers, so a token cannot move them onto a user's quota. Counted in Redis when REDIS_URL is set, so instances share them; in this
  * process's memory while Redis is unreachable. The limiter is applied by the security plugin,
  * after the caller is identified.
  */

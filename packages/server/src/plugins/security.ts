@@ -107,9 +107,11 @@ export default fp(async function security(app: FastifyInstance) {
   // The role check of each protected operation, from its security requirement in the contract: the
   // same rule as glue's handler (`securityHandlers` below), without glue's asynchronous wrapper.
   const requirements = new Map<string, string[]>();
+  const publicOperations = new Set<string>();
   const contract = loadContract();
   for (const { operation } of listOperations(contract)) {
     const security = operation.security ?? (contract.security as OperationObject['security']) ?? [];
+    if (security.length === 0) publicOperations.add(operation.operationId);
     const only = security.length === 1 ? security[0]! : undefined;
     if (only && Object.keys(only).length === 1 && Array.isArray(only.bearerAuth)) requirements.set(operation.operationId, only.bearerAuth);
   }
@@ -127,13 +129,16 @@ export default fp(async function security(app: FastifyInstance) {
   const limiter = app.rateLimit();
 
   app.addHook('onRoute', (route) => {
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
+    // Public operations (login, refresh, validation, ...) never read the bearer token: they are
+    // counted against the client address, and a token (of any user) cannot lift their limit.
+    const identifying = operationId !== undefined && publicOperations.has(operationId) ? [] : [identify];
     // Probes are never limited: their routes go without the limiter.
-    const first = UNLIMITED.has(route.url) ? [identify] : [identify, limiter];
+    const first = UNLIMITED.has(route.url) ? identifying : [...identifying, limiter];
     if (route.method === 'HEAD' || route.url.startsWith('/docs') || route.url === '/openapi.json') {
       route.onRequest = first;
       return;
     }
-    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
     const roles = operationId === undefined ? undefined : requirements.get(operationId);
     // glue's security handler, when the operation is protected; replaced by the direct check when its requirement is the usual one.
     const enforce = route.preHandler === undefined ? [] : roles !== undefined ? [enforceRoles(roles)] : hookList(route.preHandler);

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -46,5 +50,38 @@ describe('the contract and the docs', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(res.rawPayload).toString('utf8'))).toMatchObject({ success: true });
+  });
+});
+
+describe('the contract and the docs in production', () => {
+  const dist = dirname(createRequire(import.meta.url).resolve('@transport-ops/contract/openapi.json'));
+  let production: TestApp;
+  beforeAll(async () => {
+    // The pages come from `pnpm docs` (part of `pnpm build`); built here when this checkout has not run it.
+    if (!existsSync(join(dist, 'docs.html')) || !existsSync(join(dist, 'docs.production.html'))) {
+      execFileSync(process.execPath, [join(dist, '../../../scripts/docs.mjs')], { stdio: 'ignore' });
+    }
+    production = await createTestApp({ nodeEnv: 'production' });
+  }, 180_000);
+  afterAll(async () => production?.close());
+
+  const fetch = async (app: TestApp, url: string) => (await app.app.inject({ method: 'GET', url })).body;
+
+  it('never shows the demo password in /docs, /openapi.json or /openapi.yaml, which a development server shows', async () => {
+    for (const url of ['/docs', '/openapi.json', '/openapi.yaml']) {
+      expect(await fetch(t, url), `development ${url}`).toContain('demo1234');
+      expect(await fetch(production, url), `production ${url}`).not.toContain('demo1234');
+    }
+  });
+
+  it('keeps every operation and the SDK samples, logging in with the reader own credentials', async () => {
+    const dev = JSON.parse(await fetch(t, '/openapi.json'));
+    const prod = JSON.parse(await fetch(production, '/openapi.json'));
+    expect(Object.keys(prod.paths)).toEqual(Object.keys(dev.paths));
+    expect(prod.info.description).not.toContain('## Demo accounts');
+    expect(prod.info.description).toContain('## Accounts');
+    const page = await fetch(production, '/docs');
+    expect(page).toContain('api.login(process.env.API_USERNAME, process.env.API_PASSWORD)');
+    expect(page).toContain('Transport Operations API');
   });
 });

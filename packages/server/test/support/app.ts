@@ -61,6 +61,8 @@ export interface CallOptions<K extends OperationId = OperationId> {
   token?: string | null;
   headers?: Record<string, string>;
   payload?: InjectOptions['payload'];
+  /** The client address the request comes from (127.0.0.1 by default). */
+  remoteAddress?: string;
 }
 
 /** The JSON body of an answer: the operation's success envelope, with `errors` readable as an error detail. */
@@ -186,6 +188,7 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
       url,
       query,
       headers,
+      ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
       ...(options.payload !== undefined
         ? { payload: options.payload }
         : options.body !== undefined

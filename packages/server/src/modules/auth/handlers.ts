@@ -1,8 +1,10 @@
+import { DEMO_PASSWORD } from '../../db/seed.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
-import { ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../plugins/security.js';
 import { TokenInvalid } from './tokens.js';
+import { clearLoginAttempts, recordLoginAttempt, throttleKey } from './throttle.js';
 import {
   accessPayload,
   findAccountById,
@@ -26,11 +28,25 @@ const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOS
 
 export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 'getProfile' | 'validateToken'> = {
   async login(req) {
-    const { db, tokens } = req.server;
+    const { db, tokens, config } = req.server;
+    // Counted per username before the password is checked, whether the account exists or not.
+    const key = throttleKey(req.body.username);
+    const { refusedForMs } = await recordLoginAttempt(db, key, config.loginThrottle);
+    if (refusedForMs > 0) {
+      const retryAfterSeconds = Math.ceil(refusedForMs / 1000);
+      throw new AppError(
+        'LOGIN_LOCKED',
+        { retryAfterSeconds },
+        `Too many failed logins for this username, retry in ${retryAfterSeconds} seconds`,
+      );
+    }
     const account = await findAccountByUsername(db, req.body.username);
     const valid = await verifyPassword(account?.password_hash ?? (await unknownUser()), req.body.password);
     // A deactivated account gets the same answer as a wrong password: no oracle for its password.
     if (!account || !valid || !account.is_active) throw invalidCredentials();
+    // Production never serves the published demo password, whichever account holds it (db/demo-accounts.ts).
+    if (config.nodeEnv === 'production' && req.body.password === DEMO_PASSWORD) throw invalidCredentials();
+    await clearLoginAttempts(db, key, config.loginThrottle);
     const expiresAt = new Date(Date.now() + tokens.refreshTtlSeconds * 1000);
     const sessionId = await openSession(db, account.id, expiresAt, {
       ip: req.ip,

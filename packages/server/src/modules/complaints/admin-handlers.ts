@@ -60,7 +60,7 @@ export const adminHandlers: ModuleHandlers<
     const complaint = await findState(db, id, ownedComplaints(auth));
     if (!complaint) throw complaintNotFound(id);
     if (complaint.status === 'CLOSED') throw notEditable(id, complaint.status, 'Complaint is closed');
-    await checkReferences(db, req.body);
+    await checkReferences(db, auth, req.body);
     if (!(await updateComplaint(db, id, toChanges(req.body), 'notClosed'))) {
       const status = await statusOf(db, id);
       throw status === undefined ? complaintNotFound(id) : notEditable(id, status, 'Complaint is closed');

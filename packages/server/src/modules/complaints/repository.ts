@@ -230,11 +230,6 @@ export const findTransport = (db: Db, id: number, scope: Expression<SqlBool>) =>
 export const complaintOfTransport = async (db: Db, transportId: number) =>
   (await db.selectFrom('complaints').select('id').where('transport_id', '=', transportId).executeTakeFirst())?.id;
 
-export async function customerExists(db: Db, id: number): Promise<boolean> {
-  const row = await db.selectFrom('actors').select('id').where('id', '=', id).where('actor_role', '=', 'CUSTOMER').executeTakeFirst();
-  return row !== undefined;
-}
-
 /** An active user of a level that may handle complaints, within `scope` (on `u.organization_id`). */
 export const findAssignee = (db: Db, id: number, scope: Expression<SqlBool>) =>
   db

@@ -37,7 +37,7 @@ export const tradeHandlers: ModuleHandlers<
     const body = req.body;
     const transport = await findTransport(db, body.transportId, ownedBy(auth, 't.created_by'));
     if (!transport) throw new AppError('TRANSPORT_NOT_FOUND', { transportId: body.transportId }, 'Transport not found');
-    await checkReferences(db, body);
+    await checkReferences(db, auth, body);
     const attachmentIds = body.attachmentIds ?? [];
     const values = {
       label: body.label ?? `Complaint about transport ${transport.loading_number}`,
@@ -109,7 +109,7 @@ export const tradeHandlers: ModuleHandlers<
     const { db } = req.server;
     const { id } = req.params;
     await editablePending(req, id);
-    await checkReferences(db, req.body);
+    await checkReferences(db, auth, req.body);
     if (!(await updateComplaint(db, id, toChanges(req.body), 'pending'))) await refuseChange(req, id);
     const row = (await findComplaint(db, id, ownedComplaints(auth)))!;
     return { message: 'Complaint updated', result: toDetail(row, await attachmentsOf(db, id)) };

@@ -1,10 +1,11 @@
 import type { components } from '@transport-ops/contract';
-import { sql, type SqlBool, type UpdateObject } from 'kysely';
+import { sql, type UpdateObject } from 'kysely';
 import type { Database, NewTransportDocument, Transport, TransportStatus, TransportsTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
-import { hasGlobalView, ownedBy } from '../../lib/scope.js';
+import { findCustomerInScope } from '../../lib/customer-scope.js';
+import { ownedBy } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
 import type { Db } from './repository.js';
 import { customerNotFound, missingCustomerInfo, vehicleTypeNotFound } from './rules.js';
@@ -27,24 +28,11 @@ export async function requireVehicleType(db: Db, id: number, keepId?: number): P
 }
 
 /**
- * 404 CUSTOMER_NOT_FOUND unless the actor is an active customer within the caller's scope; 400
- * MISSING_CUSTOMER_INFO without contact. Supervisors and administrators may name any customer;
- * agents and team managers only the customers of transports they can see (the customers they were
- * given), so that a transport cannot be used to read another customer's contact details.
+ * 404 CUSTOMER_NOT_FOUND unless the actor is an active customer within the caller's scope
+ * (lib/customer-scope.ts); 400 MISSING_CUSTOMER_INFO without contact.
  */
 export async function requireCustomer(db: Db, auth: AuthContext, id: number): Promise<void> {
-  let query = db
-    .selectFrom('actors')
-    .select(['email', 'phone'])
-    .where('id', '=', id)
-    .where('actor_role', '=', 'CUSTOMER')
-    .where('is_active', '=', true);
-  if (!hasGlobalView(auth)) {
-    query = query.where(
-      sql<SqlBool>`exists (select 1 from transports t where t.customer_id = actors.id and ${ownedBy(auth, 't.created_by')})`,
-    );
-  }
-  const row = await query.executeTakeFirst();
+  const row = await findCustomerInScope(db, auth, id, { activeOnly: true });
   if (!row) throw customerNotFound(id);
   if (!hasContact(row)) throw missingCustomerInfo(`customer ${id} has neither an email nor a phone`);
 }
