@@ -20,6 +20,7 @@ import { handlers } from './modules/index.js';
 import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
+import deprecation from './plugins/deprecation.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import fileStore from './plugins/file-store.js';
@@ -83,6 +84,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
   await app.register(headers);
+  await app.register(deprecation, {});
   // Before the security plugin: preflights are answered without identification or rate limits.
   await app.register(cors, corsOptions(config));
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
