@@ -46,7 +46,15 @@ const addOptionalRequestField = (dir: string) =>
 
 /** Runs the gate's command on a variant; `code` 0 when it passes. */
 async function gate(dir: string, accepted?: object) {
-  const args = [gateScript, '--contract', join(dir, 'openapi/openapi.yaml'), '--releases', join(work, 'releases'), '--sdk', join(dir, 'sdk.json')];
+  const args = [
+    gateScript,
+    '--contract',
+    join(dir, 'openapi/openapi.yaml'),
+    '--releases',
+    join(work, 'releases'),
+    '--sdk',
+    join(dir, 'sdk.json'),
+  ];
   if (accepted) {
     writeFileSync(join(dir, 'accepted.yaml'), stringify(accepted));
     args.push('--accepted', join(dir, 'accepted.yaml'));
@@ -112,10 +120,21 @@ describe.concurrent('pnpm contract:diff', { timeout: 300_000 }, () => {
     expect(refused.code).toBe(1);
     const { stdout } = await run(
       process.execPath,
-      [gateScript, '--json', '--contract', join(dir, 'openapi/openapi.yaml'), '--releases', join(work, 'releases'), '--sdk', join(dir, 'sdk.json')],
+      [
+        gateScript,
+        '--json',
+        '--contract',
+        join(dir, 'openapi/openapi.yaml'),
+        '--releases',
+        join(work, 'releases'),
+        '--sdk',
+        join(dir, 'sdk.json'),
+      ],
       { cwd: root },
     ).catch((error) => error);
-    const pointer = JSON.parse(stdout).changes.find((c: any) => c.messages.some((m: any) => m.rule === 'parameter-became-required')).pointer;
+    const pointer = JSON.parse(stdout).changes.find((c: any) =>
+      c.messages.some((m: any) => m.rule === 'parameter-became-required'),
+    ).pointer;
     expect(pointer).toMatch(/^#\/paths\/~1trade~1transports\/get\/parameters\/\d+$/);
 
     const reason = 'Clients always send it (a test reason for the gate).';
@@ -123,10 +142,13 @@ describe.concurrent('pnpm contract:diff', { timeout: 300_000 }, () => {
     expect(accepted.output).toContain('major (accepted)');
     expect(accepted.code).toBe(0);
 
-    const stale = await gate(variant('accepted-stale', () => {}), {
-      base: version,
-      changes: [{ rule: 'parameter-became-required', pointer, reason }],
-    });
+    const stale = await gate(
+      variant('accepted-stale', () => {}),
+      {
+        base: version,
+        changes: [{ rule: 'parameter-became-required', pointer, reason }],
+      },
+    );
     expect(stale.output).toContain(`matches no change against ${version}: remove it`);
     expect(stale.code).toBe(1);
   });

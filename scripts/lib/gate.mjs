@@ -64,7 +64,19 @@ export function runGate(options = {}) {
     const revisionFile = join(dir, `${version}.json`);
     writeFileSync(revisionFile, JSON.stringify(revision));
     const out = join(dir, 'diff.json');
-    runRedocly(['diff', join(o.releasesDir, `${base}.json`), revisionFile, '--config', diffConfig, '--format', 'json', '--fail-on', 'none', '--output', out]);
+    runRedocly([
+      'diff',
+      join(o.releasesDir, `${base}.json`),
+      revisionFile,
+      '--config',
+      diffConfig,
+      '--format',
+      'json',
+      '--fail-on',
+      'none',
+      '--output',
+      out,
+    ]);
     report = JSON.parse(readFileSync(out, 'utf8'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -111,7 +123,9 @@ export function runGate(options = {}) {
         `${breaking.length} breaking change(s) against release ${base}: keep them compatible, list a reviewed exception in openapi/releases/accepted-changes.yaml, or move info.version to ${bump(base, 'major')}`,
       );
     else if (required === 'minor' && compareVersions(version, bump(base, 'minor')) < 0)
-      problems.push(`info.version ${version}: these additive changes need at least ${bump(base, 'minor')} (the next minor after release ${base})`);
+      problems.push(
+        `info.version ${version}: these additive changes need at least ${bump(base, 'minor')} (the next minor after release ${base})`,
+      );
   }
   return { ok: problems.length === 0, problems, base, version, required, changes, revision };
 }
@@ -138,7 +152,9 @@ export function markdown(result) {
 export function summary(result) {
   if (!result.base) return `no release under openapi/releases yet: nothing to compare (info.version ${result.version})`;
   const count = (i) => result.changes.filter((c) => c.impact === i).length;
-  const lines = [`contract ${result.version} against release ${result.base}: ${count('major')} major, ${count('minor')} minor, ${count('patch')} patch`];
+  const lines = [
+    `contract ${result.version} against release ${result.base}: ${count('major')} major, ${count('minor')} minor, ${count('patch')} patch`,
+  ];
   for (const c of [...result.changes].sort((a, b) => RANK[b.impact] - RANK[a.impact])) {
     const tag = c.accepted ? `${c.impact} (accepted)` : c.impact;
     lines.push(`  ${tag.padEnd(16)} ${c.where}: ${c.messages.map((m) => `${m.message} [${m.rule}]`).join(' ')}`);

@@ -543,7 +543,8 @@ export interface paths {
          * @description Any authenticated user, within their scope: an agent sees the complaints they created and
          *     those assigned to them, a team manager those created by the users of their organization
          *     subtree, supervisors and administrators all. Returns the complaint with its transport,
-         *     customer (null when none), complaint type (null when none) and attachments.
+         *     customer (null when none), complaint type (null when none), attachments and
+         *     `allowedStatuses`, the caller's own next moves (`PATCH /trade/complaints/{id}/status`).
          *
          *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND` (also for a complaint outside the caller's
          *     scope).
@@ -591,6 +592,46 @@ export interface paths {
          *     `POST /trade/complaints/upload` and a `complaintId`).
          */
         patch: operations["updateComplaint"];
+        trace?: never;
+    };
+    "/trade/complaints/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a complaint to its next status
+         * @description Any authenticated role, within the scope of `PATCH /admin/complaints/{id}/status` (an agent:
+         *     the complaints they created or that are assigned to them; a team manager: those created by
+         *     the users of their organization subtree; supervisors and administrators: all), with the same
+         *     state machine, the same rules and the same effects (a status-history entry; `RESOLVED` sets
+         *     `resolvedAt` and queues the customer notification). This is the user-side path of that
+         *     operation: agents take a `PENDING` complaint in charge (`IN_PROGRESS`) and mark an
+         *     `IN_PROGRESS` one processed (`RESOLVED`) here, without an administration path; staff may use
+         *     either. The answer is the complaint as `GET /trade/complaints/{id}` shows it, with
+         *     `allowedStatuses`, the caller's next moves.
+         *
+         *     A status not reachable from the current one (including the current status itself) answers
+         *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
+         *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
+         *     403 `FORBIDDEN` with the `requiredRoles` of that move.
+         *
+         *     Errors: 400 validation, 403 `FORBIDDEN` (the move is not the caller's), 404
+         *     `COMPLAINT_NOT_FOUND` (absent or outside the scope), 409 `INVALID_STATUS_TRANSITION`, 413 body
+         *     over 10 MB.
+         *
+         *     Design decision: the specification shows the agent's two moves as "agent actions" but no
+         *     user-side path; they were first offered only under `/admin/...`, which stays as it is.
+         */
+        patch: operations["updateComplaintStatus"];
         trace?: never;
     };
     "/trade/complaints/{id}/status-history": {
@@ -1838,14 +1879,17 @@ export interface paths {
          *     `GET /certificates/{code}/verify` on the public API address. The response is not the JSON
          *     envelope (errors are). Only the caller's own certificate can be downloaded.
          *
-         *     Design decision: a certificate stays available when the tutorial is later moved back to
-         *     `DRAFT`; it disappears only if the tutorial is deleted (its progress records and
-         *     certificates are deleted with it).
+         *     Design decision: a certificate stays available here when the tutorial is later moved back to
+         *     `DRAFT`. Once the tutorial is deleted this path names a tutorial that no longer exists and
+         *     answers 404 `TUTORIAL_NOT_FOUND` (the caller's progress record goes with the tutorial), but the
+         *     certificate itself is a frozen record that is kept: its code stays verifiable through
+         *     `GET /certificates/{code}/verify` (with `tutorial.id` null and the title it was issued for),
+         *     so a printed certificate never stops verifying.
          *
          *     Errors:
          *     - 400: `id` is not a positive integer.
          *     - 401: missing, invalid, expired or revoked token.
-         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist (or is a draft the caller never completed).
+         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist, was deleted, or is a draft the caller never completed.
          *     - 404 `CERTIFICATE_NOT_FOUND`: the caller has not completed the tutorial.
          *     - 429: hourly quota used up.
          */
@@ -3202,7 +3246,9 @@ export interface paths {
          *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
          *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
          *     403 `FORBIDDEN` with the `requiredRoles` of that move. `allowedStatuses` in the answer lists
-         *     the caller's own next moves.
+         *     the caller's own next moves. `PATCH /trade/complaints/{id}/status` makes the same moves from
+         *     the user side (an agent needs no administration path) and answers the user-side complaint;
+         *     `GET /trade/complaints/{id}` shows the caller's next moves too.
          *
          *     In one transaction the complaint takes the new status and a status-history entry is written
          *     (the new status, the `comment`, `createdBy` = the caller with type `AGENT`). Moving to
@@ -3643,7 +3689,9 @@ export interface paths {
          *     exists in this state but not for the caller's role; 404 `TRANSPORT_NOT_FOUND` (absent or
          *     outside the scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and
          *     `allowed` when the action is not offered in the current state; 409 `SELF_ACTION_FORBIDDEN`
-         *     (four-eyes rule above); 413 body over 10 MB.
+         *     (four-eyes rule above); 413 body over 10 MB. Messages name the state as the contract shows
+         *     it, a status and, for a pending transport validated once, its level: `Your role may not apply
+         *     VALIDATE to a PENDING transport at validation level 1`.
          */
         post: operations["applyTransportAction"];
         delete?: never;
@@ -5751,6 +5799,7 @@ export interface components {
              */
             status: "ok";
             uptimeSeconds: number;
+            /** @description The contract version (`info.version`) this server implements. */
             version: string;
             /** Format: date-time */
             timestamp: string;
@@ -5980,7 +6029,7 @@ export interface components {
              * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
              * @enum {integer}
              */
-            validationLevel?: 0 | 1 | 2;
+            validationLevel: 0 | 1 | 2;
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -6046,11 +6095,16 @@ export interface components {
             errors: components["schemas"]["UploadRejection"][];
         };
         /**
-         * @description Status of a complaint. A new complaint is `PENDING`. Staff move it with
-         *     `PATCH /admin/complaints/{id}/status` along these transitions (any other request answers 409
-         *     `INVALID_STATUS_TRANSITION`):
+         * @description Status of a complaint. A new complaint is `PENDING`. It moves along these transitions, through
+         *     `PATCH /trade/complaints/{id}/status` or `PATCH /admin/complaints/{id}/status` (the same rules);
+         *     any other request answers 409 `INVALID_STATUS_TRANSITION`. Agents make two moves on the
+         *     complaints they created or that are assigned to them: take a `PENDING` complaint in charge
+         *     (`IN_PROGRESS`) and mark an `IN_PROGRESS` one processed (`RESOLVED`); every other move is made
+         *     by staff (team managers, supervisors, administrators), and an agent asking for one gets 403
+         *     `FORBIDDEN` with the `requiredRoles`. `allowedStatuses` on a complaint lists the caller's own
+         *     next moves.
          *
-         *     | From | Allowed next statuses |
+         *     | From | Allowed next statuses (agents: only the first of PENDING and of IN_PROGRESS) |
          *     |---|---|
          *     | `PENDING` | `IN_PROGRESS`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
          *     | `IN_PROGRESS` | `RESOLVED`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
@@ -6185,6 +6239,8 @@ export interface components {
             complaintType: components["schemas"]["ComplaintTypeRef"] | null;
             /** @description Attached files, oldest first. */
             attachments: components["schemas"]["ComplaintAttachment"][];
+            /** @description The statuses the caller may move this complaint to next, with `PATCH /trade/complaints/{id}/status` (see `ComplaintStatus`): for an agent at most one (`IN_PROGRESS` from `PENDING`, `RESOLVED` from `IN_PROGRESS`), empty when the complaint is `CLOSED` or no move is the caller's. */
+            allowedStatuses: components["schemas"]["ComplaintStatus"][];
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
@@ -6198,6 +6254,11 @@ export interface components {
             amountPaid?: number | null;
             /** @description Minutes. */
             timeLost?: number | null;
+        };
+        /** @description The next status of a complaint, with an optional comment kept in its history. */
+        ComplaintStatusChange: {
+            status: components["schemas"]["ComplaintStatus"];
+            comment?: string;
         };
         /** @description One status a complaint entered, who set it and why. */
         ComplaintStatusHistoryEntry: {
@@ -7494,11 +7555,6 @@ export interface components {
             complaintTypeId?: number | null;
             /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
             customerId?: number | null;
-        };
-        /** @description The next status of a complaint, with an optional comment kept in its history. */
-        ComplaintStatusChange: {
-            status: components["schemas"]["ComplaintStatus"];
-            comment?: string;
         };
         /** @description The user to put in charge of a complaint, or null to unassign it. */
         ComplaintAssignment: {
@@ -9497,6 +9553,69 @@ export interface operations {
                 };
             };
             /** @description The complaint is no longer `PENDING` (`NOT_EDITABLE`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateComplaintStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplaintStatusChange"];
+            };
+        };
+        responses: {
+            /** @description The complaint in its new status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["Complaint"];
+                    };
+                };
+            };
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The complaint does not exist or is outside the caller's scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The requested status is not reachable from the current one (`INVALID_STATUS_TRANSITION`). */
             409: {
                 headers: {
                     [name: string]: unknown;

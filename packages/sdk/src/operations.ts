@@ -23,6 +23,7 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   getComplaintById: ['GET', '/trade/complaints/{id}', 1],
   updateComplaint: ['PATCH', '/trade/complaints/{id}', 3],
   deleteComplaint: ['DELETE', '/trade/complaints/{id}', 1],
+  updateComplaintStatus: ['PATCH', '/trade/complaints/{id}/status', 3],
   getComplaintStatusHistory: ['GET', '/trade/complaints/{id}/status-history', 1],
   listComplaintTypes: ['GET', '/trade/complaints/types', 0],
   uploadComplaintAttachments: ['POST', '/trade/complaints/upload', 6],

@@ -9,7 +9,9 @@ async function serverWith(operations: Parameters<typeof deprecationHeaders>[0][]
   const app = Fastify();
   await app.register(deprecation, { operations });
   app.get('/old', { schema: { operationId: 'listOldThings' } as object }, async () => ({ success: true }));
-  app.get('/old/fail', { schema: { operationId: 'failOldThings' } as object }, async (_req, reply) => reply.code(404).send({ success: false }));
+  app.get('/old/fail', { schema: { operationId: 'failOldThings' } as object }, async (_req, reply) =>
+    reply.code(404).send({ success: false }),
+  );
   app.get('/new', { schema: { operationId: 'listThings' } as object }, async () => ({ success: true }));
   await app.ready();
   return app;
@@ -45,9 +47,9 @@ describe('deprecated operations', () => {
     expect(() => deprecationHeaders({ operationId: 'b', deprecated: true, 'x-deprecated-at': 'soon' })).toThrow(
       'b: x-deprecated-at must be an RFC 3339 date or date-time, got "soon"',
     );
-    expect(() => deprecationHeaders({ operationId: 'c', deprecated: true, 'x-deprecated-at': '2027-01-01', 'x-sunset': '2026-01-01' })).toThrow(
-      'c: x-sunset must come after x-deprecated-at',
-    );
+    expect(() =>
+      deprecationHeaders({ operationId: 'c', deprecated: true, 'x-deprecated-at': '2027-01-01', 'x-sunset': '2026-01-01' }),
+    ).toThrow('c: x-sunset must come after x-deprecated-at');
     expect(deprecationHeaders({ operationId: 'd', 'x-deprecated-at': '2027-01-01' })).toBeUndefined();
   });
 });
