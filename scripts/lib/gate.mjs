@@ -99,6 +99,7 @@ export function runGate(options = {}) {
       pointer: change.path,
       where: where(change.path),
       kind: change.kind,
+      property: change.property,
       impact: change.impact,
       effective,
       accepted: exception?.reason,
@@ -132,6 +133,10 @@ export function runGate(options = {}) {
 
 const HEADINGS = { major: 'Breaking', minor: 'Added and changed', patch: 'Other changes' };
 
+/** What changed, in words: the rules' messages, else the kind of change and the property. */
+const describe = (c) =>
+  c.messages.length ? c.messages.map((m) => m.message).join(' ') : `${c.kind}${c.property ? ` \`${c.property}\`` : ''}.`;
+
 /** The change list as Markdown (a changelog entry's body); accepted breaking changes are listed with their reason. */
 export function markdown(result) {
   const lines = [];
@@ -140,8 +145,7 @@ export function markdown(result) {
     if (!items.length) continue;
     lines.push(`### ${HEADINGS[impact]}`, '');
     for (const c of items) {
-      const text = c.messages.map((m) => m.message).join(' ');
-      lines.push(`- \`${c.where}\`: ${text}${c.accepted ? ` Accepted: ${c.accepted}` : ''}`);
+      lines.push(`- \`${c.where}\`: ${describe(c)}${c.accepted ? ` Accepted: ${c.accepted}` : ''}`);
     }
     lines.push('');
   }
@@ -157,7 +161,8 @@ export function summary(result) {
   ];
   for (const c of [...result.changes].sort((a, b) => RANK[b.impact] - RANK[a.impact])) {
     const tag = c.accepted ? `${c.impact} (accepted)` : c.impact;
-    lines.push(`  ${tag.padEnd(16)} ${c.where}: ${c.messages.map((m) => `${m.message} [${m.rule}]`).join(' ')}`);
+    const rules = c.messages.length ? ` [${c.messages.map((m) => m.rule).join(', ')}]` : '';
+    lines.push(`  ${tag.padEnd(16)} ${c.where}: ${describe(c)}${rules}`);
   }
   return lines.join('\n');
 }
