@@ -16,7 +16,11 @@ export function digest(paths, root) {
   };
   paths.forEach(visit);
   const hash = createHash('sha256');
-  for (const file of files.map((f) => relative(root, f)).sort()) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+  for (const file of files.map((f) => relative(root, f)).sort())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 

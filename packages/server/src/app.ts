@@ -20,6 +20,7 @@ import { handlers } from './modules/index.js';
 import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
+import { takeSnapshot } from './db/snapshot.js';
 import deprecation from './plugins/deprecation.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
@@ -92,6 +93,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(validation);
   await app.register(database, { db: options.db });
   app.decorate('sessions', createSessionGuard(app.db, bus));
+  // What `POST /sandbox/reset` puts back: the data the sandbox started with.
+  if (config.sandbox) await takeSnapshot(app.db);
   await app.register(rateLimits);
   await app.register(security);
   await app.register(uploads);

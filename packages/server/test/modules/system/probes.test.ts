@@ -4,7 +4,9 @@ import { createTestApp, type TestApp } from '../../support/app.js';
 
 let t: TestApp;
 /** `info.version` as the contract's source states it. */
-const bundledVersion = /^ {2}version: (\S+)$/m.exec(readFileSync(new URL('../../../../../openapi/openapi.yaml', import.meta.url), 'utf8'))![1];
+const bundledVersion = /^ {2}version: (\S+)$/m.exec(
+  readFileSync(new URL('../../../../../openapi/openapi.yaml', import.meta.url), 'utf8'),
+)![1];
 beforeAll(async () => {
   t = await createTestApp();
 });
