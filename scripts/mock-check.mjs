@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bundle = join(root, 'packages/contract/dist/openapi.yaml');
+const bundle = join(root, 'packages/contract/dist/openapi.json');
 const port = await new Promise((resolve) => {
   const s = createServer().listen(0, '127.0.0.1', () => {
     const { port } = s.address();
@@ -71,7 +71,7 @@ try {
   console.log('[mock:check] 2/3 a changed bundle: the mock switches to it');
   const marker = `mock-check-${Date.now()}`;
   const switches = said.split('serving the changed contract').length;
-  replace(original.replace(/^info:\n/m, `info:\n  x-check: ${marker}\n`));
+  replace(original.replace('"info":{', `"info":{"x-check":"${marker}",`));
   await until(async () => said.split('serving the changed contract').length > switches, 'the mock to switch to the changed bundle');
   await sleep(6_000);
   console.log('[mock:check] 3/3 a half-written bundle: the mock keeps the last good contract');

@@ -760,6 +760,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/reports/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the activity report of the caller's own records
+         * @description Any authenticated role. The specification gives agents "reports read (own)": this is that
+         *     report, the figures of the transports and complaints the caller created themselves, whatever
+         *     their role (a team manager or a supervisor gets their own figures here too; their team's or
+         *     the company's are `GET /admin/reports/statistics`). Same figures, period rules and freshness
+         *     as that report, over one user: transports by status with the validations waiting, complaints
+         *     by status with resolutions, mean resolution time and amounts paid.
+         *
+         *     The period filters on the creation date of transports and complaints; both ends are optional
+         *     and inclusive.
+         *
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`.
+         *
+         *     Design decision: agents get no team or company figures and no CSV export ("report generation"
+         *     and "report export" are the team manager's and the supervisor's in the specification), so
+         *     `GET /admin/reports/statistics` and the exports still answer them 403.
+         */
+        get: operations["getOwnReportStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trade/profile/avatar": {
         parameters: {
             query?: never;
@@ -3406,13 +3440,15 @@ export interface paths {
          * @description Team managers ("report generation" in the roles table), supervisors and administrators. A
          *     team manager gets the figures of the transports and complaints created by the users of their
          *     organization subtree (`scope` `TEAM`); supervisors and administrators those of everything
-         *     (`GLOBAL`). Agents get 403.
+         *     (`GLOBAL`). Agents get 403: the specification gives them "reports read (own)", which is
+         *     `GET /trade/reports/statistics`, the same figures over the records they created.
          *
          *     The period filters on the creation date of transports and complaints (and on the date of the
          *     `RESOLVED` history entries for `complaintsResolved`); both ends are optional and inclusive.
          *     Transports show the two validation levels waiting (`awaitingLevel1`, `awaitingLevel2`).
          *
-         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents (their own
+         *     figures: `GET /trade/reports/statistics`).
          *
          *     Design decision: no report is stored; the figures are sums of counters the database keeps in
          *     the same transaction as every write (per creator and per UTC day and month of creation), so they
@@ -6292,6 +6328,51 @@ export interface components {
             /** @description The complaint to attach the files to. Omit it while the complaint is being written: the files stay pending for the uploader until `POST /trade/complaints` links them through `attachmentIds`. */
             complaintId?: number;
         };
+        /** @description The transports of a report's scope created in its period. */
+        ReportTransportFigures: {
+            total: number;
+            /** @description Every transport status, in the order of the status enum, with its count (0 included). */
+            byStatus: {
+                status: components["schemas"]["TransportStatus"];
+                count: number;
+            }[];
+            /** @description Pending transports waiting for the team manager's validation (level 1). */
+            awaitingLevel1: number;
+            /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
+            awaitingLevel2: number;
+            /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
+            totalProductValue: number;
+        };
+        /** @description The complaints of a report's scope created in its period. */
+        ReportComplaintFigures: {
+            total: number;
+            /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
+            byStatus: {
+                status: components["schemas"]["ComplaintStatus"];
+                count: number;
+            }[];
+            /** @description Complaints with a resolution date (resolved, possibly closed since). */
+            resolvedCount: number;
+            /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
+            averageResolutionHours: number | null;
+            /** @description Sum of the amounts paid stated in the complaints. */
+            amountPaid: number;
+        };
+        /** @description Activity of the caller alone: the transports and complaints they created in the period (the same figures as a team report, over one user). */
+        OwnReportStatistics: {
+            /**
+             * Format: date-time
+             * @description The period's start as asked (inclusive); null for no lower bound.
+             */
+            startDate: string | null;
+            /**
+             * Format: date-time
+             * @description The period's end as asked (inclusive); null for no upper bound.
+             */
+            endDate: string | null;
+            transports: components["schemas"]["ReportTransportFigures"];
+            complaints: components["schemas"]["ReportComplaintFigures"];
+        };
         /** @description Multipart form of an avatar upload, one picture (PNG, JPEG or WebP detected from the bytes; 2 MB at most). */
         AvatarUpload: {
             avatar: string[];
@@ -7607,34 +7688,8 @@ export interface components {
              * @description The period's end as asked (inclusive); null for no upper bound.
              */
             endDate: string | null;
-            transports: {
-                total: number;
-                /** @description Every transport status, in the order of the status enum, with its count (0 included). */
-                byStatus: {
-                    status: components["schemas"]["TransportStatus"];
-                    count: number;
-                }[];
-                /** @description Pending transports waiting for the team manager's validation (level 1). */
-                awaitingLevel1: number;
-                /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
-                awaitingLevel2: number;
-                /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
-                totalProductValue: number;
-            };
-            complaints: {
-                total: number;
-                /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
-                byStatus: {
-                    status: components["schemas"]["ComplaintStatus"];
-                    count: number;
-                }[];
-                /** @description Complaints with a resolution date (resolved, possibly closed since). */
-                resolvedCount: number;
-                /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
-                averageResolutionHours: number | null;
-                /** @description Sum of the amounts paid stated in the complaints. */
-                amountPaid: number;
-            };
+            transports: components["schemas"]["ReportTransportFigures"];
+            complaints: components["schemas"]["ReportComplaintFigures"];
             /** @description The users of the scope with activity in the period, by username. */
             users: {
                 userId: number;
@@ -9817,6 +9872,39 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOwnReportStatistics: {
+        parameters: {
+            query?: {
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["OwnReportStatistics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -28,6 +28,7 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   listComplaintTypes: ['GET', '/trade/complaints/types', 0],
   uploadComplaintAttachments: ['POST', '/trade/complaints/upload', 6],
   downloadComplaintAttachment: ['GET', '/trade/complaints/attachments/{id}', 9],
+  getOwnReportStatistics: ['GET', '/trade/reports/statistics', 1],
   uploadAvatar: ['PUT', '/trade/profile/avatar', 6],
   deleteAvatar: ['DELETE', '/trade/profile/avatar', 0],
   updateBio: ['PUT', '/trade/profile/bio', 2],
