@@ -76,7 +76,7 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe.concurrent('pnpm contract:diff', { timeout: 300_000 }, () => {
+describe.concurrent('pnpm contract:diff', { timeout: 900_000 }, () => {
   it('passes the unchanged contract and says there is nothing to release', async () => {
     const result = await gate(variant('unchanged', () => {}));
     expect(result.output).toContain(`contract ${version} against release ${version}: 0 major, 0 minor, 0 patch`);

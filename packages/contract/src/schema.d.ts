@@ -223,11 +223,13 @@ export interface paths {
          *     back to the demo data the sandbox started with: every record created, changed or deleted since
          *     is undone, the demo accounts get their demo passwords back, and every session opened since
          *     start is gone (log in again). Server-side caches (announcements, trusted sessions) are cleared
-         *     with it. Takes well under 2 s, so a QA suite can call it before every test file.
+         *     with it. Fast enough for a QA suite to call it before every test, also back to back.
          *
-         *     How: the sandbox runs on an in-memory embedded database; right after migrating and seeding it,
-         *     the server dumps it, and a reset replaces the live database with a fresh copy loaded from that
-         *     dump. Requests that arrive during a reset wait for it and then see the initial data.
+         *     How: the sandbox runs on one in-memory embedded database; right after migrating and seeding it,
+         *     the server copies every table into a schema of its own in that database, and a trigger per table
+         *     notes the tables written since. A reset copies those tables and every sequence back in one
+         *     transaction, so its cost is that of the data changed, not of the whole database. Requests that
+         *     arrive during a reset wait for it and then see the initial data.
          *
          *     Errors:
          *     - 404 `ROUTE_NOT_FOUND`: the server is not running in sandbox mode. Design decision: outside
