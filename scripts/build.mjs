@@ -2,12 +2,14 @@
 // Builds what the server runs: the bundled contract and its types (`pnpm gen`), the docs page,
 // the SDK and the server's JavaScript (packages/server/dist).
 //   node scripts/build.mjs             build everything
-//   node scripts/build.mjs --if-stale  build only when an output is missing or older than its sources
-//                                      (what `pnpm start` runs first: a no-op on later starts)
+//   node scripts/build.mjs --if-stale  build only the steps whose outputs are missing or whose
+//                                      sources' contents changed since they were built (what
+//                                      `pnpm start` runs first: a no-op on later starts, and after a
+//                                      `pnpm gen` that changed nothing)
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newest, oldest } from './lib/mtime.mjs';
+import { digest, isStale, readState, writeState } from './lib/build-state.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const at = (...p) => join(root, ...p);
@@ -59,9 +61,15 @@ const steps = [
 ];
 
 const ifStale = process.argv.includes('--if-stale');
+const stateFile = at('node_modules/.cache/transport-ops/build-state.json');
+const state = readState(stateFile);
 for (const step of steps) {
-  if (ifStale && oldest(step.outputs) > newest(step.inputs)) continue;
+  if (ifStale && !isStale(step, state, root)) continue;
   const started = Date.now();
+  // The digest of what this step is built from, taken before it runs (a step may rewrite its inputs' siblings).
+  const inputs = digest(step.inputs, root);
   step.run();
+  state[step.name] = inputs;
+  writeState(stateFile, state);
   console.log(`built ${step.name} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -248,11 +248,13 @@ export interface paths {
          *     back to the demo data the sandbox started with: every record created, changed or deleted since
          *     is undone, the demo accounts get their demo passwords back, and every session opened since
          *     start is gone (log in again). Server-side caches (announcements, trusted sessions) are cleared
-         *     with it. Takes well under 2 s, so a QA suite can call it before every test file.
+         *     with it. Fast enough for a QA suite to call it before every test, also back to back.
          *
-         *     How: the sandbox runs on an in-memory embedded database; right after migrating and seeding it,
-         *     the server dumps it, and a reset replaces the live database with a fresh copy loaded from that
-         *     dump. Requests that arrive during a reset wait for it and then see the initial data.
+         *     How: the sandbox runs on one in-memory embedded database; right after migrating and seeding it,
+         *     the server copies every table into a schema of its own in that database, and a trigger per table
+         *     notes the tables written since. A reset copies those tables and every sequence back in one
+         *     transaction, so its cost is that of the data changed, not of the whole database. Requests that
+         *     arrive during a reset wait for it and then see the initial data.
          *
          *     Errors:
          *     - 404 `ROUTE_NOT_FOUND`: the server is not running in sandbox mode. Design decision: outside
@@ -572,7 +574,8 @@ export interface paths {
          * @description Any authenticated user, within their scope: an agent sees the complaints they created and
          *     those assigned to them, a team manager those created by the users of their organization
          *     subtree, supervisors and administrators all. Returns the complaint with its transport,
-         *     customer (null when none), complaint type (null when none) and attachments.
+         *     customer (null when none), complaint type (null when none), attachments and
+         *     `allowedStatuses`, the caller's own next moves (`PATCH /trade/complaints/{id}/status`).
          *
          *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND` (also for a complaint outside the caller's
          *     scope).
@@ -622,6 +625,46 @@ export interface paths {
          *     `POST /trade/complaints/upload` and a `complaintId`).
          */
         patch: operations["updateComplaint"];
+        trace?: never;
+    };
+    "/trade/complaints/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a complaint to its next status
+         * @description Any authenticated role, within the scope of `PATCH /admin/complaints/{id}/status` (an agent:
+         *     the complaints they created or that are assigned to them; a team manager: those created by
+         *     the users of their organization subtree; supervisors and administrators: all), with the same
+         *     state machine, the same rules and the same effects (a status-history entry; `RESOLVED` sets
+         *     `resolvedAt` and queues the customer notification). This is the user-side path of that
+         *     operation: agents take a `PENDING` complaint in charge (`IN_PROGRESS`) and mark an
+         *     `IN_PROGRESS` one processed (`RESOLVED`) here, without an administration path; staff may use
+         *     either. The answer is the complaint as `GET /trade/complaints/{id}` shows it, with
+         *     `allowedStatuses`, the caller's next moves.
+         *
+         *     A status not reachable from the current one (including the current status itself) answers
+         *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
+         *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
+         *     403 `FORBIDDEN` with the `requiredRoles` of that move.
+         *
+         *     Errors: 400 validation, 403 `FORBIDDEN` (the move is not the caller's), 404
+         *     `COMPLAINT_NOT_FOUND` (absent or outside the scope), 409 `INVALID_STATUS_TRANSITION`, 413 body
+         *     over 10 MB.
+         *
+         *     Design decision: the specification shows the agent's two moves as "agent actions" but no
+         *     user-side path; they were first offered only under `/admin/...`, which stays as it is.
+         */
+        patch: operations["updateComplaintStatus"];
         trace?: never;
     };
     "/trade/complaints/{id}/status-history": {
@@ -742,6 +785,40 @@ export interface paths {
          *     attachment is listed but its bytes are no longer in the file store (lost outside the API).
          */
         get: operations["downloadComplaintAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/reports/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the activity report of the caller's own records
+         * @description Any authenticated role. The specification gives agents "reports read (own)": this is that
+         *     report, the figures of the transports and complaints the caller created themselves, whatever
+         *     their role (a team manager or a supervisor gets their own figures here too; their team's or
+         *     the company's are `GET /admin/reports/statistics`). Same figures, period rules and freshness
+         *     as that report, over one user: transports by status with the validations waiting, complaints
+         *     by status with resolutions, mean resolution time and amounts paid.
+         *
+         *     The period filters on the creation date of transports and complaints; both ends are optional
+         *     and inclusive.
+         *
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`.
+         *
+         *     Design decision: agents get no team or company figures and no CSV export ("report generation"
+         *     and "report export" are the team manager's and the supervisor's in the specification), so
+         *     `GET /admin/reports/statistics` and the exports still answer them 403.
+         */
+        get: operations["getOwnReportStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1869,14 +1946,17 @@ export interface paths {
          *     `GET /certificates/{code}/verify` on the public API address. The response is not the JSON
          *     envelope (errors are). Only the caller's own certificate can be downloaded.
          *
-         *     Design decision: a certificate stays available when the tutorial is later moved back to
-         *     `DRAFT`; it disappears only if the tutorial is deleted (its progress records and
-         *     certificates are deleted with it).
+         *     Design decision: a certificate stays available here when the tutorial is later moved back to
+         *     `DRAFT`. Once the tutorial is deleted this path names a tutorial that no longer exists and
+         *     answers 404 `TUTORIAL_NOT_FOUND` (the caller's progress record goes with the tutorial), but the
+         *     certificate itself is a frozen record that is kept: its code stays verifiable through
+         *     `GET /certificates/{code}/verify` (with `tutorial.id` null and the title it was issued for),
+         *     so a printed certificate never stops verifying.
          *
          *     Errors:
          *     - 400: `id` is not a positive integer.
          *     - 401: missing, invalid, expired or revoked token.
-         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist (or is a draft the caller never completed).
+         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist, was deleted, or is a draft the caller never completed.
          *     - 404 `CERTIFICATE_NOT_FOUND`: the caller has not completed the tutorial.
          *     - 429: hourly quota used up.
          */
@@ -3240,7 +3320,9 @@ export interface paths {
          *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
          *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
          *     403 `FORBIDDEN` with the `requiredRoles` of that move. `allowedStatuses` in the answer lists
-         *     the caller's own next moves.
+         *     the caller's own next moves. `PATCH /trade/complaints/{id}/status` makes the same moves from
+         *     the user side (an agent needs no administration path) and answers the user-side complaint;
+         *     `GET /trade/complaints/{id}` shows the caller's next moves too.
          *
          *     In one transaction the complaint takes the new status and a status-history entry is written
          *     (the new status, the `comment`, `createdBy` = the caller with type `AGENT`). Moving to
@@ -3398,13 +3480,15 @@ export interface paths {
          * @description Team managers ("report generation" in the roles table), supervisors and administrators. A
          *     team manager gets the figures of the transports and complaints created by the users of their
          *     organization subtree (`scope` `TEAM`); supervisors and administrators those of everything
-         *     (`GLOBAL`). Agents get 403.
+         *     (`GLOBAL`). Agents get 403: the specification gives them "reports read (own)", which is
+         *     `GET /trade/reports/statistics`, the same figures over the records they created.
          *
          *     The period filters on the creation date of transports and complaints (and on the date of the
          *     `RESOLVED` history entries for `complaintsResolved`); both ends are optional and inclusive.
          *     Transports show the two validation levels waiting (`awaitingLevel1`, `awaitingLevel2`).
          *
-         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents (their own
+         *     figures: `GET /trade/reports/statistics`).
          *
          *     Design decision: no report is stored; the figures are sums of counters the database keeps in
          *     the same transaction as every write (per creator and per UTC day and month of creation), so they
@@ -3699,7 +3783,9 @@ export interface paths {
          *     exists in this state but not for the caller's role; 404 `TRANSPORT_NOT_FOUND` (absent or
          *     outside the scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and
          *     `allowed` when the action is not offered in the current state; 409 `SELF_ACTION_FORBIDDEN`
-         *     (four-eyes rule above); 413 body over 10 MB.
+         *     (four-eyes rule above); 413 body over 10 MB. Messages name the state as the contract shows
+         *     it, a status and, for a pending transport validated once, its level: `Your role may not apply
+         *     VALIDATE to a PENDING transport at validation level 1`.
          */
         post: operations["applyTransportAction"];
         delete?: never;
@@ -5821,6 +5907,7 @@ export interface components {
              */
             status: "ok";
             uptimeSeconds: number;
+            /** @description The contract version (`info.version`) this server implements. */
             version: string;
             /** Format: date-time */
             timestamp: string;
@@ -6050,7 +6137,7 @@ export interface components {
              * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
              * @enum {integer}
              */
-            validationLevel?: 0 | 1 | 2;
+            validationLevel: 0 | 1 | 2;
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -6116,11 +6203,16 @@ export interface components {
             errors: components["schemas"]["UploadRejection"][];
         };
         /**
-         * @description Status of a complaint. A new complaint is `PENDING`. Staff move it with
-         *     `PATCH /admin/complaints/{id}/status` along these transitions (any other request answers 409
-         *     `INVALID_STATUS_TRANSITION`):
+         * @description Status of a complaint. A new complaint is `PENDING`. It moves along these transitions, through
+         *     `PATCH /trade/complaints/{id}/status` or `PATCH /admin/complaints/{id}/status` (the same rules);
+         *     any other request answers 409 `INVALID_STATUS_TRANSITION`. Agents make two moves on the
+         *     complaints they created or that are assigned to them: take a `PENDING` complaint in charge
+         *     (`IN_PROGRESS`) and mark an `IN_PROGRESS` one processed (`RESOLVED`); every other move is made
+         *     by staff (team managers, supervisors, administrators), and an agent asking for one gets 403
+         *     `FORBIDDEN` with the `requiredRoles`. `allowedStatuses` on a complaint lists the caller's own
+         *     next moves.
          *
-         *     | From | Allowed next statuses |
+         *     | From | Allowed next statuses (agents: only the first of PENDING and of IN_PROGRESS) |
          *     |---|---|
          *     | `PENDING` | `IN_PROGRESS`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
          *     | `IN_PROGRESS` | `RESOLVED`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
@@ -6255,6 +6347,8 @@ export interface components {
             complaintType: components["schemas"]["ComplaintTypeRef"] | null;
             /** @description Attached files, oldest first. */
             attachments: components["schemas"]["ComplaintAttachment"][];
+            /** @description The statuses the caller may move this complaint to next, with `PATCH /trade/complaints/{id}/status` (see `ComplaintStatus`): for an agent at most one (`IN_PROGRESS` from `PENDING`, `RESOLVED` from `IN_PROGRESS`), empty when the complaint is `CLOSED` or no move is the caller's. */
+            allowedStatuses: components["schemas"]["ComplaintStatus"][];
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
@@ -6268,6 +6362,11 @@ export interface components {
             amountPaid?: number | null;
             /** @description Minutes. */
             timeLost?: number | null;
+        };
+        /** @description The next status of a complaint, with an optional comment kept in its history. */
+        ComplaintStatusChange: {
+            status: components["schemas"]["ComplaintStatus"];
+            comment?: string;
         };
         /** @description One status a complaint entered, who set it and why. */
         ComplaintStatusHistoryEntry: {
@@ -6300,6 +6399,51 @@ export interface components {
             files: string[];
             /** @description The complaint to attach the files to. Omit it while the complaint is being written: the files stay pending for the uploader until `POST /trade/complaints` links them through `attachmentIds`. */
             complaintId?: number;
+        };
+        /** @description The transports of a report's scope created in its period. */
+        ReportTransportFigures: {
+            total: number;
+            /** @description Every transport status, in the order of the status enum, with its count (0 included). */
+            byStatus: {
+                status: components["schemas"]["TransportStatus"];
+                count: number;
+            }[];
+            /** @description Pending transports waiting for the team manager's validation (level 1). */
+            awaitingLevel1: number;
+            /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
+            awaitingLevel2: number;
+            /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
+            totalProductValue: number;
+        };
+        /** @description The complaints of a report's scope created in its period. */
+        ReportComplaintFigures: {
+            total: number;
+            /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
+            byStatus: {
+                status: components["schemas"]["ComplaintStatus"];
+                count: number;
+            }[];
+            /** @description Complaints with a resolution date (resolved, possibly closed since). */
+            resolvedCount: number;
+            /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
+            averageResolutionHours: number | null;
+            /** @description Sum of the amounts paid stated in the complaints. */
+            amountPaid: number;
+        };
+        /** @description Activity of the caller alone: the transports and complaints they created in the period (the same figures as a team report, over one user). */
+        OwnReportStatistics: {
+            /**
+             * Format: date-time
+             * @description The period's start as asked (inclusive); null for no lower bound.
+             */
+            startDate: string | null;
+            /**
+             * Format: date-time
+             * @description The period's end as asked (inclusive); null for no upper bound.
+             */
+            endDate: string | null;
+            transports: components["schemas"]["ReportTransportFigures"];
+            complaints: components["schemas"]["ReportComplaintFigures"];
         };
         /** @description Multipart form of an avatar upload, one picture (PNG, JPEG or WebP detected from the bytes; 2 MB at most). */
         AvatarUpload: {
@@ -7565,11 +7709,6 @@ export interface components {
             /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
             customerId?: number | null;
         };
-        /** @description The next status of a complaint, with an optional comment kept in its history. */
-        ComplaintStatusChange: {
-            status: components["schemas"]["ComplaintStatus"];
-            comment?: string;
-        };
         /** @description The user to put in charge of a complaint, or null to unassign it. */
         ComplaintAssignment: {
             /** @description An active user of access level `agent`, `team_manager` or `supervisor`; null removes the assignee. */
@@ -7621,34 +7760,8 @@ export interface components {
              * @description The period's end as asked (inclusive); null for no upper bound.
              */
             endDate: string | null;
-            transports: {
-                total: number;
-                /** @description Every transport status, in the order of the status enum, with its count (0 included). */
-                byStatus: {
-                    status: components["schemas"]["TransportStatus"];
-                    count: number;
-                }[];
-                /** @description Pending transports waiting for the team manager's validation (level 1). */
-                awaitingLevel1: number;
-                /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
-                awaitingLevel2: number;
-                /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
-                totalProductValue: number;
-            };
-            complaints: {
-                total: number;
-                /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
-                byStatus: {
-                    status: components["schemas"]["ComplaintStatus"];
-                    count: number;
-                }[];
-                /** @description Complaints with a resolution date (resolved, possibly closed since). */
-                resolvedCount: number;
-                /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
-                averageResolutionHours: number | null;
-                /** @description Sum of the amounts paid stated in the complaints. */
-                amountPaid: number;
-            };
+            transports: components["schemas"]["ReportTransportFigures"];
+            complaints: components["schemas"]["ReportComplaintFigures"];
             /** @description The users of the scope with activity in the period, by username. */
             users: {
                 userId: number;
@@ -9586,6 +9699,69 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateComplaintStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplaintStatusChange"];
+            };
+        };
+        responses: {
+            /** @description The complaint in its new status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["Complaint"];
+                    };
+                };
+            };
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The complaint does not exist or is outside the caller's scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The requested status is not reachable from the current one (`INVALID_STATUS_TRANSITION`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getComplaintStatusHistory: {
         parameters: {
             query?: never;
@@ -9772,6 +9948,39 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOwnReportStatistics: {
+        parameters: {
+            query?: {
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["OwnReportStatistics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

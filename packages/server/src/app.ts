@@ -20,6 +20,8 @@ import { handlers } from './modules/index.js';
 import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
 import database from './plugins/database.js';
+import { takeSnapshot } from './db/snapshot.js';
+import deprecation from './plugins/deprecation.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import fileStore from './plugins/file-store.js';
@@ -83,6 +85,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
   await app.register(headers);
+  await app.register(deprecation, {});
   // Before the security plugin: preflights are answered without identification or rate limits.
   await app.register(cors, corsOptions(config));
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
@@ -90,6 +93,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(validation);
   await app.register(database, { db: options.db });
   app.decorate('sessions', createSessionGuard(app.db, bus));
+  // What `POST /sandbox/reset` puts back: the data the sandbox started with.
+  if (config.sandbox) await takeSnapshot(app.db);
   await app.register(rateLimits);
   await app.register(security);
   await app.register(uploads);

@@ -1,13 +1,9 @@
 import { parseArgs } from 'node:util';
 import closeWithGrace from 'close-with-grace';
-import { Kysely } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { connect, openPGlite } from './db/connect.js';
-import { keepSpareCopy } from './db/reloadable.js';
+import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import type { Database } from './db/schema.js';
 import { seedDemoData } from './db/seed.js';
 
 /**
@@ -32,16 +28,12 @@ const config = loadConfig({
   SEED_DEMO_DATA: 'true',
 });
 
-// Seed once, dump, and run on a copy opened from the dump: a reset reloads that same dump.
+// One in-memory database, seeded once; in sandbox mode the app keeps a copy of this data inside
+// it, which `POST /sandbox/reset` copies back (db/snapshot.ts).
 const started = performance.now();
-const seeding = openPGlite();
-const seeded = new Kysely<Database>({ dialect: new PGliteDialect(seeding) });
-await migrateToLatest(seeded);
-await seedDemoData(seeded);
-const dump = await seeding.dumpDataDir('none');
-await seeded.destroy();
-const db = connect({ kind: 'pglite', dataDir: 'memory://', loadDataDir: dump });
-keepSpareCopy(db);
+const db = connect({ kind: 'pglite', dataDir: 'memory://' });
+await migrateToLatest(db);
+await seedDemoData(db);
 
 const app = await buildApp(config, { db });
 app.addHook('onClose', async () => db.destroy());

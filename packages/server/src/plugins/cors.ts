@@ -12,6 +12,10 @@ export const EXPOSED_HEADERS = [
   'x-ratelimit-reset',
   'retry-after',
   'content-disposition',
+  // A deprecated operation's announcement (plugins/deprecation.ts), readable by a browser client too.
+  'deprecation',
+  'sunset',
+  'link',
 ];
 
 /**

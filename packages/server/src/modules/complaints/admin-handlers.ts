@@ -1,6 +1,6 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { notFound } from '../../http/errors.js';
 import type { AuthContext } from '../../plugins/security.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { linkedPageMeta } from '../../lib/paging.js';
@@ -8,9 +8,10 @@ import { withinTeam } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
-import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './change-repository.js';
+import { assign, deleteComplaint, updateComplaint } from './change-repository.js';
+import { changeStatus } from './status-change.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
-import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, ownedScope, workableComplaints } from './rules.js';
+import { DELETABLE_BY_ADMIN, ownedComplaints, ownedScope, workableComplaints } from './rules.js';
 import { complaintStats } from './stats-repository.js';
 import { toNotification } from '../notifications/mappers.js';
 
@@ -83,35 +84,8 @@ export const adminHandlers: ModuleHandlers<
     const auth = caller(req);
     const { db } = req.server;
     const { id } = req.params;
-    const { status: requested, comment = null } = req.body;
-    const scope = workableComplaints(auth);
-    await db.transaction().execute(async (trx) => {
-      const complaint = await findState(trx, id, scope);
-      if (!complaint) throw complaintNotFound(id);
-      let current = complaint.status;
-      const at = new Date();
-      const verdict = COMPLAINT_WORKFLOW.check(current, requested, auth.accessLevel);
-      if (!verdict.ok && verdict.reason === 'role') {
-        throw new AppError(
-          'FORBIDDEN',
-          { requiredRoles: [...verdict.roles] },
-          `Your role may not move a complaint from ${current} to ${requested}`,
-        );
-      }
-      if (verdict.ok && (await moveStatus(trx, id, current, requested, at))) {
-        await addHistory(trx, id, requested, comment, auth.userId, at);
-        if (requested === 'RESOLVED') await queueResolutionNotice(trx, complaint, comment, at);
-        return;
-      }
-      // Refused, or a concurrent change moved it first (the guarded UPDATE found nothing): answer from where it is now.
-      current = (await statusOf(trx, id)) ?? current;
-      throw new AppError(
-        'INVALID_STATUS_TRANSITION',
-        { currentStatus: current, requested, allowed: COMPLAINT_WORKFLOW.targets(current, auth.accessLevel) },
-        `Cannot change complaint status from ${current} to ${requested}`,
-      );
-    });
-    return { message: `Complaint status changed to ${requested}`, result: await adminView(db, id, auth, scope) };
+    await changeStatus(db, auth, id, req.body.status, req.body.comment ?? null);
+    return { message: `Complaint status changed to ${req.body.status}`, result: await adminView(db, id, auth, workableComplaints(auth)) };
   },
 
   async getAdminComplaintStatusHistory(req) {

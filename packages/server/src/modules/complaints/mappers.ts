@@ -31,7 +31,8 @@ export function toAdminListItem(r: ComplaintRow): Schemas['ComplaintAdminListIte
   return Object.assign({}, toListItem(r), people(r));
 }
 
-export function toDetail(r: ComplaintRow, attachments: AttachmentRow[]): Schemas['Complaint'] {
+/** The user-side view; `allowedStatuses` are the moves open to the caller's access level. */
+export function toDetail(r: ComplaintRow, attachments: AttachmentRow[], role: AccessLevel): Schemas['Complaint'] {
   return {
     id: r.id,
     publicId: r.public_id,
@@ -55,15 +56,13 @@ export function toDetail(r: ComplaintRow, attachments: AttachmentRow[]): Schemas
     })),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
+    allowedStatuses: COMPLAINT_WORKFLOW.targets(r.status, role),
   };
 }
 
 /** The staff view; `allowedStatuses` are the moves open to the caller's access level. */
 export function toAdmin(r: ComplaintRow, attachments: AttachmentRow[], role: AccessLevel): Schemas['ComplaintAdmin'] {
-  return Object.assign({}, toDetail(r, attachments), people(r), {
-    resolvedAt: iso(r.resolved_at),
-    allowedStatuses: COMPLAINT_WORKFLOW.targets(r.status, role),
-  });
+  return Object.assign({}, toDetail(r, attachments, role), people(r), { resolvedAt: iso(r.resolved_at) });
 }
 
 export function toHistoryEntry(h: HistoryRow): Schemas['ComplaintStatusHistoryEntry'] {

@@ -20,12 +20,14 @@ import {
   listPage,
   statusOf,
 } from './repository.js';
-import { ownedComplaints, readableBy, readableScope } from './rules.js';
+import { ownedComplaints, readableBy, readableScope, workableComplaints } from './rules.js';
+import { changeStatus } from './status-change.js';
 
 export const tradeHandlers: ModuleHandlers<
   | 'createComplaint'
   | 'listComplaints'
   | 'getComplaintById'
+  | 'updateComplaintStatus'
   | 'updateComplaint'
   | 'deleteComplaint'
   | 'getComplaintStatusHistory'
@@ -101,7 +103,20 @@ export const tradeHandlers: ModuleHandlers<
     const { db } = req.server;
     const row = await findComplaint(db, req.params.id, readableBy(auth));
     if (!row) throw complaintNotFound(req.params.id);
-    return { message: 'Complaint retrieved', result: toDetail(row, await attachmentsOf(db, row.id)) };
+    return { message: 'Complaint retrieved', result: toDetail(row, await attachmentsOf(db, row.id), auth.accessLevel) };
+  },
+
+  async updateComplaintStatus(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    await changeStatus(db, auth, id, req.body.status, req.body.comment ?? null);
+    const row = await findComplaint(db, id, workableComplaints(auth));
+    if (!row) throw complaintNotFound(id);
+    return {
+      message: `Complaint status changed to ${req.body.status}`,
+      result: toDetail(row, await attachmentsOf(db, id), auth.accessLevel),
+    };
   },
 
   async updateComplaint(req) {
@@ -112,7 +127,7 @@ export const tradeHandlers: ModuleHandlers<
     await checkReferences(db, auth, req.body);
     if (!(await updateComplaint(db, id, toChanges(req.body), 'pending'))) await refuseChange(req, id);
     const row = (await findComplaint(db, id, ownedComplaints(auth)))!;
-    return { message: 'Complaint updated', result: toDetail(row, await attachmentsOf(db, id)) };
+    return { message: 'Complaint updated', result: toDetail(row, await attachmentsOf(db, id), auth.accessLevel) };
   },
 
   async deleteComplaint(req) {

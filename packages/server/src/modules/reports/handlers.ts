@@ -7,7 +7,7 @@ import { ownedComplaints } from '../complaints/rules.js';
 import { exportBatches as transportBatches } from '../transports/repository.js';
 import { csvStream } from './export.js';
 import { COMPLAINT_COLUMNS, TRANSPORT_COLUMNS } from './columns.js';
-import { type Period, reportStatistics } from './statistics-repository.js';
+import { ownReportStatistics, type Period, reportStatistics } from './statistics-repository.js';
 
 function checkPeriod(from: string | undefined, to: string | undefined, names: [string, string]): void {
   if (from !== undefined && to !== undefined && new Date(from) > new Date(to)) {
@@ -17,7 +17,15 @@ function checkPeriod(from: string | undefined, to: string | undefined, names: [s
 
 const stamp = () => iso(new Date()).slice(0, 10);
 
-export const reportHandlers: ModuleHandlers<'getReportStatistics' | 'exportTransportsReport' | 'exportComplaintsReport'> = {
+export const reportHandlers: ModuleHandlers<
+  'getReportStatistics' | 'getOwnReportStatistics' | 'exportTransportsReport' | 'exportComplaintsReport'
+> = {
+  async getOwnReportStatistics(req) {
+    const period: Period = req.query;
+    checkPeriod(period.startDate, period.endDate, ['startDate', 'endDate']);
+    return { message: 'Report statistics generated', result: await ownReportStatistics(req.server.db, caller(req), period) };
+  },
+
   async getReportStatistics(req) {
     const auth = caller(req);
     const period: Period = req.query;

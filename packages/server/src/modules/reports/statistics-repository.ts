@@ -260,6 +260,16 @@ async function userFigures(db: Db, scope: Scope, p: Period): Promise<Statistics[
 const cache = statsCache<Statistics>('transports', 'complaints');
 
 /**
+ * The report over the records the caller created themselves, whatever their role (the
+ * specification's "reports read (own)"): the scope of an agent, applied to anyone.
+ */
+export async function ownReportStatistics(db: Db, auth: AuthContext, p: Period): Promise<components['schemas']['OwnReportStatistics']> {
+  const own: AuthContext = Object.assign({}, auth, { accessLevel: 'agent' as const, organizationId: null });
+  const { startDate, endDate, transports, complaints } = await reportStatistics(db, own, p);
+  return { startDate, endDate, transports, complaints };
+}
+
+/**
  * The report over the caller's scope and period, aggregated by the database; reused for callers of
  * the same scope and period while no transport or complaint changes, for at most a few seconds
  * (statsCache: resolutions are recorded with a complaint change).

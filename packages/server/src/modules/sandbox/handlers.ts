@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { reloadDatabase } from '../../db/reloadable.js';
+import { restoreSnapshot } from '../../db/snapshot.js';
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { forgetDatabaseMemory } from '../../lib/database-memory.js';
@@ -24,8 +25,9 @@ export const sandboxHandlers: ModuleHandlers<'resetSandbox'> = {
       throw new AppError('ROUTE_NOT_FOUND', { method: req.method, url }, `No operation at ${req.method} ${url}`);
     }
     const started = performance.now();
-    if (!(await reloadDatabase(req.server.db))) {
-      throw new Error('sandbox reset needs the in-memory embedded database opened from a dump');
+    // The copy of the data taken at start (app.ts), else a database reopened from its dump.
+    if (!(await restoreSnapshot(req.server.db)) && !(await reloadDatabase(req.server.db))) {
+      throw new Error('sandbox reset needs the embedded database with the copy of its data taken at start');
     }
     await forgetReplacedDatabase(req.server);
     return {

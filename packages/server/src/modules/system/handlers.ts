@@ -1,10 +1,12 @@
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
+import { loadContract } from '../../contract.js';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage.js';
 import { pingDatabase } from './repository.js';
 
 const startedAt = Date.now();
-const version = '1.0.0';
+/** The contract version this server implements (`info.version`). */
+const version = String((loadContract().info as { version: string }).version);
 
 type Check = { status: 'up' | 'down' | 'not_configured'; latencyMs: number | null; error?: string };
 

@@ -97,15 +97,22 @@ export const customerNotFound = (customerId: number) => new AppError('CUSTOMER_N
 export const missingCustomerInfo = (message: string) =>
   new AppError('MISSING_CUSTOMER_INFO', { message }, 'Customer needs an e-mail address or a phone number');
 
+/**
+ * A workflow state in the contract's words: `LEVEL_1_VALIDATED` is this module's name for a
+ * `PENDING` transport at validation level 1, not a status a client ever sees.
+ */
+const inWords = (state: WorkflowState, preposition: 'to' | 'on') =>
+  state === 'LEVEL_1_VALIDATED' ? `${preposition} a PENDING transport at validation level 1` : `in status ${state}`;
+
 export const invalidTransition = (state: WorkflowState, requested: TransportAction, role: AccessLevel) =>
   new AppError(
     'INVALID_STATUS_TRANSITION',
     { currentStatus: storedState(state).status, requested, allowed: TRANSPORT_WORKFLOW.allowed(state, role) },
-    `Action ${requested} is not allowed in status ${state}`,
+    `Action ${requested} is not allowed ${inWords(state, 'on')}`,
   );
 
 export const wrongRole = (state: WorkflowState, requested: TransportAction, roles: readonly string[]) =>
-  new AppError('FORBIDDEN', { requiredRoles: [...roles] }, `Your role may not apply ${requested} in status ${state}`);
+  new AppError('FORBIDDEN', { requiredRoles: [...roles] }, `Your role may not apply ${requested} ${inWords(state, 'to')}`);
 
 export const sameValidator = () =>
   new AppError(

@@ -209,6 +209,75 @@ describe('PATCH /admin/complaints/{id}/status (changeComplaintStatus)', () => {
   });
 });
 
+describe('PATCH /trade/complaints/{id}/status (updateComplaintStatus) and the next moves on the user side', () => {
+  const move = async (id: number, status: string, user: 'agent' | 'agent2' | 'manager' | 'supervisor' = 'agent', comment?: string) =>
+    t.call('updateComplaintStatus', { token: await t.token(user), params: { id }, payload: { status, ...(comment ? { comment } : {}) } });
+
+  it('gives an agent their two moves without an administration path, showing the next one on the complaint', async () => {
+    const { id } = await fileComplaint(t, refs, 'agent', { label: 'Seal broken at unloading' }, refs.customer('Fatou'));
+    const token = await t.token('agent');
+    const before = await t.call('getComplaintById', { token, params: { id } });
+    expect(before.body.result).toMatchObject({ id, status: 'PENDING', allowedStatuses: ['IN_PROGRESS'] });
+
+    const taken = await move(id, 'IN_PROGRESS', 'agent', 'On it.');
+    expect(taken.body).toMatchObject({
+      message: 'Complaint status changed to IN_PROGRESS',
+      result: { id, status: 'IN_PROGRESS', allowedStatuses: ['RESOLVED'] },
+    });
+    expect((await t.call('getComplaintById', { token, params: { id } })).body.result.allowedStatuses).toEqual(['RESOLVED']);
+
+    const done = await move(id, 'RESOLVED', 'agent', 'Carrier refunds the seal.');
+    expect(done.body.result).toMatchObject({ status: 'RESOLVED', allowedStatuses: [] });
+    // The same effects as the administration path: the history entries and the customer's notice.
+    const history = await t.db
+      .selectFrom('complaint_status_history')
+      .select(['status', 'comment'])
+      .where('complaint_id', '=', id)
+      .orderBy('id')
+      .execute();
+    expect(history.map((h) => h.status)).toEqual(['PENDING', 'IN_PROGRESS', 'RESOLVED']);
+    expect(history.slice(1).map((h) => h.comment)).toEqual(['On it.', 'Carrier refunds the seal.']);
+    expect(await countRows(t, 'complaint_notifications', { column: 'complaint_id', value: id })).toBe(1);
+  });
+
+  it('keeps every other move with the staff: 403 naming the roles to an agent, nothing written; staff see their own next moves', async () => {
+    const { id } = await fileComplaint(t, refs, 'agent');
+    const refused = await move(id, 'ESCALATED');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      message: 'Your role may not move a complaint from PENDING to ESCALATED',
+      errors: { code: 'FORBIDDEN', requiredRoles: ['team_manager', 'supervisor', 'admin', 'super_admin'] },
+    });
+    const invalid = await move(id, 'RESOLVED');
+    expect(invalid.body.errors).toEqual({
+      code: 'INVALID_STATUS_TRANSITION',
+      currentStatus: 'PENDING',
+      requested: 'RESOLVED',
+      allowed: ['IN_PROGRESS'],
+    });
+    expect(await countRows(t, 'complaint_status_history', { column: 'complaint_id', value: id })).toBe(1);
+
+    const staff = await t.call('getComplaintById', { token: await t.token('manager'), params: { id } });
+    expect(staff.body.result.allowedStatuses).toEqual(['IN_PROGRESS', 'UNDER_REVIEW', 'ESCALATED', 'REJECTED']);
+    const escalated = await move(id, 'ESCALATED', 'manager');
+    expect(escalated.body.result).toMatchObject({
+      status: 'ESCALATED',
+      allowedStatuses: ['IN_PROGRESS', 'UNDER_REVIEW', 'RESOLVED', 'REJECTED'],
+    });
+    const agentView = await t.call('getComplaintById', { token: await t.token('agent'), params: { id } });
+    expect(agentView.body.result).toMatchObject({ status: 'ESCALATED', allowedStatuses: [] });
+  });
+
+  it("answers 404 for another agent's complaint, exactly as for an unknown one", async () => {
+    const { id } = await fileComplaint(t, refs, 'agent2');
+    const res = await move(id, 'IN_PROGRESS');
+    expect(res.status).toBe(404);
+    expect(res.body.errors).toEqual({ code: 'COMPLAINT_NOT_FOUND', complaintId: id });
+    const row = await t.db.selectFrom('complaints').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('PENDING');
+  });
+});
+
 describe('GET /admin/complaints/{id}/status-history (getAdminComplaintStatusHistory)', () => {
   it('answers 404 for a complaint outside the team manager subtree', async () => {
     const { id } = await fileComplaint(t, refs, 'agent2');

@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../support/app.js';
 
 let t: TestApp;
+/** `info.version` as the contract's source states it. */
+const bundledVersion = /^ {2}version: (\S+)$/m.exec(
+  readFileSync(new URL('../../../../../openapi/openapi.yaml', import.meta.url), 'utf8'),
+)![1];
 beforeAll(async () => {
   t = await createTestApp();
 });
@@ -11,7 +16,7 @@ describe('GET /health (liveness)', () => {
   it('answers ok with the uptime and version, without touching any dependency', async () => {
     const res = await t.call('getHealth');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: 'Service is alive', result: { status: 'ok', version: '1.0.0' } });
+    expect(res.body).toMatchObject({ success: true, message: 'Service is alive', result: { status: 'ok', version: bundledVersion } });
     expect(res.body.result.uptimeSeconds).toBeGreaterThanOrEqual(0);
   });
 });

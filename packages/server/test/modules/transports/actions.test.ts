@@ -94,6 +94,9 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
       message: 'Transport validated at level 1; awaiting the supervisor (level 2)',
       result: { status: 'PENDING', validationLevel: 1, allowedActions: [] },
     });
+    // The owner sees the level on the user side too (`validationLevel` is a required field of Transport).
+    const owner = await t.call('getTransportById', { token: await t.token('agent'), params: { id: created.id } });
+    expect(owner.body.result).toMatchObject({ id: created.id, status: 'PENDING', validationLevel: 1 });
     const second = await act('supervisor', created.id, 'VALIDATE', 'Customer confirmed');
     expect(second.body).toMatchObject({
       message: 'Transport validated',
@@ -125,7 +128,8 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
       const res = await act('manager', created.id, action);
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({
-        message: `Your role may not apply ${action} in status LEVEL_1_VALIDATED`,
+        // The contract's words (a status and a level), never the server's internal state name.
+        message: `Your role may not apply ${action} to a PENDING transport at validation level 1`,
         errors: { code: 'FORBIDDEN', requiredRoles: ['supervisor', 'admin', 'super_admin'] },
       });
     }
@@ -135,6 +139,12 @@ describe('POST /admin/transports/{id}/actions (applyTransportAction)', () => {
       .where('id', '=', created.id)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'PENDING', validation_level: 1 });
+    const start = await act('supervisor', created.id, 'START');
+    expect(start.status).toBe(409);
+    expect(start.body).toMatchObject({
+      message: 'Action START is not allowed on a PENDING transport at validation level 1',
+      errors: { code: 'INVALID_STATUS_TRANSITION', currentStatus: 'PENDING', requested: 'START', allowed: ['VALIDATE', 'REJECT'] },
+    });
   });
 
   it('refuses the level-1 validator the level-2 validation with 409 SELF_ACTION_FORBIDDEN (four eyes)', async () => {

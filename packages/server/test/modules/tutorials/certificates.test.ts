@@ -115,6 +115,21 @@ describe('GET /trade/tutorials/{id}/certificate', () => {
     expect(verify.body.result.tutorial.id).toBe(tutorial.id);
   });
 
+  it('answers 404 TUTORIAL_NOT_FOUND once the tutorial is deleted, while the certificate is kept and stays verifiable', async () => {
+    const tutorial = await createTutorial(t);
+    await completeAs(t, 'agent', tutorial);
+    const code = (await certificateCode(t, tutorial.id, 'agent'))!;
+    const deleted = await t.call('deleteTutorial', { token: await t.token('admin'), params: { id: tutorial.id } });
+    expect(deleted.body).toMatchObject({ success: true, result: null });
+    const pdf = await t.call('downloadTutorialCertificate', { token: await t.token('agent'), params: { id: tutorial.id } });
+    expect(pdf.status).toBe(404);
+    expect(pdf.body.errors).toEqual({ code: 'TUTORIAL_NOT_FOUND', tutorialId: tutorial.id });
+    const row = await t.db.selectFrom('certificates').select(['tutorial_id', 'tutorial_title']).where('code', '=', code).executeTakeFirst();
+    expect(row).toEqual({ tutorial_id: null, tutorial_title: tutorial.title });
+    const verify = await t.call('verifyCertificate', { params: { code } });
+    expect(verify.body.result).toMatchObject({ valid: true, code, tutorial: { id: null, title: tutorial.title } });
+  });
+
   it('answers 401 without a token', async () => {
     const res = await t.call('downloadTutorialCertificate', { params: { id: 1 } });
     expectUnauthenticated(res);
