@@ -5656,8 +5656,43 @@ export interface components {
              */
             dependency?: "database" | "redis";
         };
+        /** @description Another request with the same `Idempotency-Key` by the same caller is still being processed. Retry after `retryAfterSeconds` (also sent as `retry-after`): the retry gets that request's answer once it is complete. HTTP 409. */
+        IdempotencyKeyInUseError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "IDEMPOTENCY_KEY_IN_USE";
+            retryAfterSeconds: number;
+        };
+        /** @description The first request with this `Idempotency-Key` stopped without an answer (the server lost its process or its database while running it), so whether it was applied is unknown. It is never run again under this key: read the resource to find out, then use a new key if needed. HTTP 409. */
+        IdempotencyOutcomeUnknownError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "IDEMPOTENCY_OUTCOME_UNKNOWN";
+        };
+        /** @description The caller already used this `Idempotency-Key` in the last 24 hours for another request (another operation, path, body or file). Nothing was done: a new operation needs a new key. HTTP 422. */
+        IdempotencyKeyReusedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "IDEMPOTENCY_KEY_REUSED";
+        };
+        /** @description The resource changed since the caller read it: its current `ETag` is none of the `If-Match` values. Nothing was written; read it again (`resource` is its address) and decide. HTTP 412. */
+        PreconditionFailedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "PRECONDITION_FAILED";
+            /** @description The path of the resource whose representation the condition was checked against. */
+            resource: string;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -8471,8 +8506,25 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The representation is still the one `If-None-Match` names: no body. Not counted against the hourly rate-limit quota. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Invalid parameters: a query or path parameter breaks a rule of the contract, or the query names a parameter the operation does not declare (refused by name). `errors` lists each parameter and rule. Query and path values are converted from their text form; strings may not contain NUL characters (PostgreSQL cannot store them), numbers must lie within their documented bounds. Also answered when the URL is malformed (a broken percent-encoding). */
         BadQuery: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The caller used this `Idempotency-Key` for another request (another operation, path, body or file) in the last 24 hours; nothing was done. */
+        IdempotencyKeyReused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8498,8 +8550,35 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description `If-Match` names none of the resource's current `ETag`: it changed since the caller read it (or it was never read with that tag). Nothing was written. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The `Idempotency-Key` is still held by the caller's first request with it: in flight (`IDEMPOTENCY_KEY_IN_USE`, retry after `retry-after` seconds to get its answer) or stopped without an answer (`IDEMPOTENCY_OUTCOME_UNKNOWN`, never run again under this key). */
+        IdempotencyConflict: {
+            headers: {
+                /** @description Seconds to wait before retrying (with `IDEMPOTENCY_KEY_IN_USE`). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
     };
     parameters: {
+        /**
+         * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+         *     representation has the same tag, the answer is 304 without a body, and it is not counted
+         *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+         * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+         */
+        IfNoneMatch: string;
         /** @description Page number, starting at 1. */
         Page: number;
         /** @description Items per page (general page size; at most 100). */
@@ -8521,8 +8600,29 @@ export interface components {
         Search: string;
         /** @description Sort direction. */
         SortOrder: "ASC" | "DESC";
+        /**
+         * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+         *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+         *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+         *     same caller with the same key and the same request; the same key with another request answers
+         *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+         *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+         *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+         * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+         */
+        IdempotencyKey: string;
         /** @description Numeric identifier of the resource. */
         Id: number;
+        /**
+         * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+         *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+         *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+         *     the write is unconditional (the last write wins, as before this header existed). A list of
+         *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+         *     "Conditional requests" in the introduction.
+         * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+         */
+        IfMatch: string;
         /** @description Filter by country. */
         CountryId: number;
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
@@ -8533,7 +8633,21 @@ export interface components {
         IsActive: boolean;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Strong entity tag of the resource's representation for the caller (a digest of it, quoted). It
+         *     changes whenever anything in the representation changes. Send it back in `If-None-Match` (a
+         *     `GET`: 304 when unchanged) or `If-Match` (a write: 412 when changed).
+         * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+         */
+        ETag: string;
+        /**
+         * @description `true` when this answer is the stored answer of an earlier request with the same
+         *     `Idempotency-Key` (the request was not run again). Absent on the first answer.
+         * @example true
+         */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -8668,7 +8782,15 @@ export interface operations {
     getProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8677,6 +8799,7 @@ export interface operations {
             /** @description The caller's profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8685,6 +8808,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8895,7 +9019,19 @@ export interface operations {
     createTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8908,6 +9044,7 @@ export interface operations {
             /** @description The transport is created with status `PENDING`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8947,6 +9084,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8955,7 +9093,15 @@ export interface operations {
     getTransportById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -8967,6 +9113,7 @@ export interface operations {
             /** @description The transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8975,6 +9122,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8988,7 +9136,18 @@ export interface operations {
     deleteTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9021,6 +9180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -9030,7 +9190,18 @@ export interface operations {
     updateTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9046,6 +9217,7 @@ export interface operations {
             /** @description The updated transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9083,6 +9255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9093,7 +9266,15 @@ export interface operations {
     listVehicleTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9102,6 +9283,7 @@ export interface operations {
             /** @description The active vehicle types. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9110,6 +9292,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9122,7 +9305,19 @@ export interface operations {
     uploadTransportDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9135,6 +9330,7 @@ export interface operations {
             /** @description At least one file was stored. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9174,6 +9370,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9301,7 +9498,19 @@ export interface operations {
     createComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9314,6 +9523,7 @@ export interface operations {
             /** @description The complaint was created with status `PENDING`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9353,6 +9563,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9361,7 +9572,15 @@ export interface operations {
     getComplaintById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9373,6 +9592,7 @@ export interface operations {
             /** @description The complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9381,6 +9601,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9402,7 +9623,18 @@ export interface operations {
     deleteComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9443,6 +9675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -9452,7 +9685,18 @@ export interface operations {
     updateComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9468,6 +9712,7 @@ export interface operations {
             /** @description The updated complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9505,6 +9750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9515,7 +9761,15 @@ export interface operations {
     getComplaintStatusHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9527,6 +9781,7 @@ export interface operations {
             /** @description The status history, oldest entry first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9535,6 +9790,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9556,7 +9812,15 @@ export interface operations {
     listComplaintTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9565,6 +9829,7 @@ export interface operations {
             /** @description The active complaint types. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9573,6 +9838,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9585,7 +9851,19 @@ export interface operations {
     uploadComplaintAttachments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9598,6 +9876,7 @@ export interface operations {
             /** @description At least one file was stored; refused files are listed in `errors`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9645,6 +9924,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9707,7 +9987,18 @@ export interface operations {
     uploadAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9720,6 +10011,7 @@ export interface operations {
             /** @description The caller's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9739,6 +10031,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9749,7 +10042,18 @@ export interface operations {
     deleteAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9758,6 +10062,7 @@ export interface operations {
             /** @description The caller's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9768,6 +10073,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -9777,7 +10083,18 @@ export interface operations {
     updateBio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9790,6 +10107,7 @@ export interface operations {
             /** @description The caller's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9809,6 +10127,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9852,7 +10171,15 @@ export interface operations {
     getUserPublicProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9864,6 +10191,7 @@ export interface operations {
             /** @description The user's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9872,6 +10200,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9943,7 +10272,19 @@ export interface operations {
     createForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9956,6 +10297,7 @@ export interface operations {
             /** @description The topic was created with its main message. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9984,8 +10326,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9994,7 +10338,15 @@ export interface operations {
     getForumTopicById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10006,6 +10358,7 @@ export interface operations {
             /** @description The topic with its message tree. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10014,6 +10367,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10035,7 +10389,18 @@ export interface operations {
     deleteForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10084,6 +10449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10093,7 +10459,18 @@ export interface operations {
     updateForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10109,6 +10486,7 @@ export interface operations {
             /** @description The updated topic. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10154,6 +10532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10215,7 +10594,19 @@ export interface operations {
     likeForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10231,6 +10622,7 @@ export interface operations {
             /** @description The like state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10259,8 +10651,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10269,7 +10663,18 @@ export interface operations {
     subscribeForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10281,6 +10686,7 @@ export interface operations {
             /** @description The caller follows the topic. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10301,6 +10707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10310,7 +10717,18 @@ export interface operations {
     unsubscribeForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10322,6 +10740,7 @@ export interface operations {
             /** @description The caller no longer follows the topic. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10342,6 +10761,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10351,7 +10771,19 @@ export interface operations {
     createForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10364,6 +10796,7 @@ export interface operations {
             /** @description The message was posted. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10403,6 +10836,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10411,7 +10845,15 @@ export interface operations {
     getForumMessageById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10423,6 +10865,7 @@ export interface operations {
             /** @description The message. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10431,6 +10874,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10452,7 +10896,18 @@ export interface operations {
     deleteForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10501,6 +10956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10510,7 +10966,18 @@ export interface operations {
     updateForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10526,6 +10993,7 @@ export interface operations {
             /** @description The edited message. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10571,6 +11039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10630,7 +11099,19 @@ export interface operations {
     voteForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10646,6 +11127,7 @@ export interface operations {
             /** @description The message's counters after the vote. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10693,6 +11175,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10701,7 +11184,19 @@ export interface operations {
     reportForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10717,6 +11212,7 @@ export interface operations {
             /** @description The report was recorded. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10756,6 +11252,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10764,7 +11261,15 @@ export interface operations {
     listForumCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10773,6 +11278,7 @@ export interface operations {
             /** @description The active forum categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10781,6 +11287,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10793,7 +11300,15 @@ export interface operations {
     getForumCategoryById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10805,6 +11320,7 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10813,6 +11329,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10839,7 +11356,15 @@ export interface operations {
                 /** @description Maximum number of tags returned. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10848,6 +11373,7 @@ export interface operations {
             /** @description The matching tags. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10856,6 +11382,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10993,7 +11520,15 @@ export interface operations {
     getAnnouncementById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11005,6 +11540,7 @@ export interface operations {
             /** @description The announcement; it is now marked read for the caller. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11013,6 +11549,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The announcement is targeted at other user types or regions (`ACCESS_DENIED`). */
@@ -11051,7 +11588,19 @@ export interface operations {
     markAnnouncementRead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11063,6 +11612,7 @@ export interface operations {
             /** @description The announcement is marked read for the caller. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11091,6 +11641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             /** @description The announcement has expired (`ANNOUNCEMENT_EXPIRED`). */
             410: {
                 headers: {
@@ -11101,6 +11652,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11109,7 +11661,19 @@ export interface operations {
     likeAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11125,6 +11689,7 @@ export interface operations {
             /** @description The like state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11181,6 +11746,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11189,7 +11755,15 @@ export interface operations {
     listAnnouncementCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11198,6 +11772,7 @@ export interface operations {
             /** @description The active announcement categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11206,6 +11781,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11223,7 +11799,15 @@ export interface operations {
                 /** @description Priority to list. */
                 priority?: components["schemas"]["AnnouncementPriority"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11232,6 +11816,7 @@ export interface operations {
             /** @description The matching announcements. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11240,6 +11825,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11304,7 +11890,15 @@ export interface operations {
     getTutorialById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11316,6 +11910,7 @@ export interface operations {
             /** @description The tutorial with the caller's progress. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +11919,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11345,7 +11941,19 @@ export interface operations {
     completeTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11361,6 +11969,7 @@ export interface operations {
             /** @description The tutorial is completed; the certificate is issued. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11400,6 +12009,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11408,7 +12018,19 @@ export interface operations {
     recordTutorialProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11424,6 +12046,7 @@ export interface operations {
             /** @description The progress is recorded. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11452,8 +12075,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11462,7 +12087,15 @@ export interface operations {
     listTutorialCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11471,6 +12104,7 @@ export interface operations {
             /** @description The active tutorial categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11479,6 +12113,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11603,7 +12238,15 @@ export interface operations {
     verifyCertificate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The certificate's verification code.
@@ -11618,6 +12261,7 @@ export interface operations {
             /** @description The certificate exists. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11626,6 +12270,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description `code` is not 12 upper-case letters or digits, or the URL is malformed. */
             400: {
                 headers: {
@@ -11708,7 +12353,19 @@ export interface operations {
     createAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11721,6 +12378,7 @@ export interface operations {
             /** @description The administrator was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11768,6 +12426,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11776,7 +12435,15 @@ export interface operations {
     getAdminById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11788,6 +12455,7 @@ export interface operations {
             /** @description The administrator. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11796,6 +12464,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -11825,7 +12494,18 @@ export interface operations {
     deleteAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11874,6 +12554,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -11883,7 +12564,18 @@ export interface operations {
     updateAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11899,6 +12591,7 @@ export interface operations {
             /** @description The updated administrator. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11944,6 +12637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -11954,7 +12648,19 @@ export interface operations {
     activateAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11966,6 +12672,7 @@ export interface operations {
             /** @description The administrator after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11994,7 +12701,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12003,7 +12712,19 @@ export interface operations {
     deactivateAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12015,6 +12736,7 @@ export interface operations {
             /** @description The administrator after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12053,6 +12775,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12061,7 +12784,19 @@ export interface operations {
     bulkActionAdmins: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12074,6 +12809,7 @@ export interface operations {
             /** @description What was processed and what failed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12101,8 +12837,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12166,7 +12904,19 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12179,6 +12929,7 @@ export interface operations {
             /** @description The agent was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12226,6 +12977,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12234,7 +12986,15 @@ export interface operations {
     getAgentById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12246,6 +13006,7 @@ export interface operations {
             /** @description The agent. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12254,6 +13015,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -12283,7 +13045,18 @@ export interface operations {
     deleteAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12332,6 +13105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12341,7 +13115,18 @@ export interface operations {
     updateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12357,6 +13142,7 @@ export interface operations {
             /** @description The updated agent. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12402,6 +13188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -12412,7 +13199,19 @@ export interface operations {
     activateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12424,6 +13223,7 @@ export interface operations {
             /** @description The agent after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12452,7 +13252,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12461,7 +13263,19 @@ export interface operations {
     deactivateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12473,6 +13287,7 @@ export interface operations {
             /** @description The agent after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12511,6 +13326,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12519,7 +13335,19 @@ export interface operations {
     bulkActionAgents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12532,6 +13360,7 @@ export interface operations {
             /** @description What was processed and what failed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12559,8 +13388,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12622,7 +13453,19 @@ export interface operations {
     createCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12635,6 +13478,7 @@ export interface operations {
             /** @description The customer was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12673,6 +13517,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12681,7 +13526,15 @@ export interface operations {
     getCustomerById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12693,6 +13546,7 @@ export interface operations {
             /** @description The customer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12701,6 +13555,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -12730,7 +13585,18 @@ export interface operations {
     deleteCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12779,6 +13645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12788,7 +13655,18 @@ export interface operations {
     updateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12804,6 +13682,7 @@ export interface operations {
             /** @description The updated customer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12849,6 +13728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -12859,7 +13739,19 @@ export interface operations {
     activateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12871,6 +13763,7 @@ export interface operations {
             /** @description The customer after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12899,7 +13792,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12908,7 +13803,19 @@ export interface operations {
     deactivateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12920,6 +13827,7 @@ export interface operations {
             /** @description The customer after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12948,7 +13856,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12957,7 +13867,19 @@ export interface operations {
     bulkActionCustomers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12970,6 +13892,7 @@ export interface operations {
             /** @description What was processed and what failed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12997,8 +13920,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13012,7 +13937,15 @@ export interface operations {
                 /** @description How many customers `topCustomers` lists. */
                 top?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13021,6 +13954,7 @@ export interface operations {
             /** @description Actor statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13029,6 +13963,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13108,7 +14043,19 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13121,6 +14068,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13168,6 +14116,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13176,7 +14125,15 @@ export interface operations {
     getUserById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13188,6 +14145,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13196,6 +14154,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13225,7 +14184,18 @@ export interface operations {
     deleteUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13274,6 +14244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13283,7 +14254,18 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13299,6 +14281,7 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13344,6 +14327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -13354,7 +14338,19 @@ export interface operations {
     activateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13366,6 +14362,7 @@ export interface operations {
             /** @description The account after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13394,7 +14391,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13403,7 +14402,19 @@ export interface operations {
     deactivateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13415,6 +14426,7 @@ export interface operations {
             /** @description The account after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13453,6 +14465,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13461,7 +14474,18 @@ export interface operations {
     changeUserPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13477,6 +14501,7 @@ export interface operations {
             /** @description The password was changed and the user's sessions ended. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13513,6 +14538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -13523,7 +14549,18 @@ export interface operations {
     revokeUserSessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13535,6 +14572,7 @@ export interface operations {
             /** @description The sessions were ended. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13572,6 +14610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13630,7 +14669,15 @@ export interface operations {
     getSessionById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13642,6 +14689,7 @@ export interface operations {
             /** @description The session. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13650,6 +14698,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13679,7 +14728,18 @@ export interface operations {
     revokeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13728,6 +14788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13790,7 +14851,19 @@ export interface operations {
     createOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13803,6 +14876,7 @@ export interface operations {
             /** @description The organization was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13850,6 +14924,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13858,7 +14933,15 @@ export interface operations {
     getOrganizationById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13870,6 +14953,7 @@ export interface operations {
             /** @description The organization with its children. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13878,6 +14962,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13907,7 +14992,18 @@ export interface operations {
     deleteOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13956,6 +15052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13965,7 +15062,18 @@ export interface operations {
     updateOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13981,6 +15089,7 @@ export interface operations {
             /** @description The organization after the change, with its children. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14026,6 +15135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14104,7 +15214,15 @@ export interface operations {
     getAdminComplaintById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14116,6 +15234,7 @@ export interface operations {
             /** @description The complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14124,6 +15243,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14145,7 +15265,18 @@ export interface operations {
     deleteAdminComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14186,6 +15317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14195,7 +15327,18 @@ export interface operations {
     updateAdminComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14211,6 +15354,7 @@ export interface operations {
             /** @description The updated complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14248,6 +15392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14258,7 +15403,18 @@ export interface operations {
     changeComplaintStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14274,6 +15430,7 @@ export interface operations {
             /** @description The complaint in its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14311,6 +15468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14321,7 +15479,15 @@ export interface operations {
     getAdminComplaintStatusHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14333,6 +15499,7 @@ export interface operations {
             /** @description The status history, oldest entry first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14341,6 +15508,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14362,7 +15530,19 @@ export interface operations {
     assignComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14378,6 +15558,7 @@ export interface operations {
             /** @description The complaint with its new assignee. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14417,6 +15598,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14425,7 +15607,15 @@ export interface operations {
     listComplaintNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14437,6 +15627,7 @@ export interface operations {
             /** @description The notifications, newest first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14445,6 +15636,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14512,7 +15704,15 @@ export interface operations {
                 /** @description Range end (inclusive), ISO 8601 date-time. */
                 endDate?: components["parameters"]["EndDate"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14521,6 +15721,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14529,6 +15730,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14648,7 +15850,15 @@ export interface operations {
                 /** @description Window of `createdPerDay`, in days, ending today (UTC). */
                 days?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14657,6 +15867,7 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14665,6 +15876,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14747,7 +15959,15 @@ export interface operations {
     getAdminTransportById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14759,6 +15979,7 @@ export interface operations {
             /** @description The transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14767,6 +15988,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14780,7 +16002,18 @@ export interface operations {
     deleteAdminTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14813,6 +16046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14822,7 +16056,18 @@ export interface operations {
     updateAdminTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14838,6 +16083,7 @@ export interface operations {
             /** @description The updated transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14875,6 +16121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14885,7 +16132,19 @@ export interface operations {
     applyTransportAction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14901,6 +16160,7 @@ export interface operations {
             /** @description The action is applied; the updated transport. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14932,6 +16192,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14940,7 +16201,15 @@ export interface operations {
     getTransportStatusHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14952,6 +16221,7 @@ export interface operations {
             /** @description The status history, oldest first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14960,6 +16230,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14973,7 +16244,19 @@ export interface operations {
     assignTransportCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14989,6 +16272,7 @@ export interface operations {
             /** @description The customer is set; the updated transport. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15028,6 +16312,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15039,7 +16324,15 @@ export interface operations {
                 /** @description Length in days of the `createdPerDay` window, ending today. */
                 days?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15048,6 +16341,7 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15056,6 +16350,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15117,7 +16412,15 @@ export interface operations {
     getReportedMessageById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15129,6 +16432,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15137,6 +16441,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15158,7 +16463,19 @@ export interface operations {
     resolveReportedMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15174,6 +16491,7 @@ export interface operations {
             /** @description The report after the decision. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15213,6 +16531,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15221,7 +16540,19 @@ export interface operations {
     moderateForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15237,6 +16568,7 @@ export interface operations {
             /** @description The topic's moderation state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15276,6 +16608,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15284,7 +16617,19 @@ export interface operations {
     moderateForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15300,6 +16645,7 @@ export interface operations {
             /** @description The message's moderation state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15328,8 +16674,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15338,7 +16686,15 @@ export interface operations {
     getForumStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15347,6 +16703,7 @@ export interface operations {
             /** @description The forum statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15355,6 +16712,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15414,7 +16772,19 @@ export interface operations {
     createConfigCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15427,6 +16797,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15457,6 +16828,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15465,7 +16837,15 @@ export interface operations {
     getConfigCategoryById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15477,6 +16857,7 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15485,6 +16866,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15506,7 +16888,18 @@ export interface operations {
     deleteConfigCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15547,6 +16940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15556,7 +16950,18 @@ export interface operations {
     updateConfigCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15572,6 +16977,7 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15609,6 +17015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15619,7 +17026,18 @@ export interface operations {
     setConfigCategoryStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15635,6 +17053,7 @@ export interface operations {
             /** @description The category with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15663,6 +17082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15714,7 +17134,19 @@ export interface operations {
     createConfigComplaintType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15727,6 +17159,7 @@ export interface operations {
             /** @description The complaint type was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15757,6 +17190,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15765,7 +17199,15 @@ export interface operations {
     getConfigComplaintTypeById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15777,6 +17219,7 @@ export interface operations {
             /** @description The complaint type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15785,6 +17228,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15806,7 +17250,18 @@ export interface operations {
     deleteConfigComplaintType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15847,6 +17302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15856,7 +17312,18 @@ export interface operations {
     updateConfigComplaintType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15872,6 +17339,7 @@ export interface operations {
             /** @description The updated complaint type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15909,6 +17377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15919,7 +17388,18 @@ export interface operations {
     setConfigComplaintTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15935,6 +17415,7 @@ export interface operations {
             /** @description The complaint type with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15963,6 +17444,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16022,7 +17504,19 @@ export interface operations {
     createConfigRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16035,6 +17529,7 @@ export interface operations {
             /** @description The role was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16073,6 +17568,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16081,7 +17577,15 @@ export interface operations {
     getConfigRoleById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16093,6 +17597,7 @@ export interface operations {
             /** @description The role. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16101,6 +17606,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -16130,7 +17636,18 @@ export interface operations {
     deleteConfigRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16179,6 +17696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -16188,7 +17706,18 @@ export interface operations {
     updateConfigRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16204,6 +17733,7 @@ export interface operations {
             /** @description The role after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16249,6 +17779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16259,7 +17790,18 @@ export interface operations {
     setConfigRoleStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16275,6 +17817,7 @@ export interface operations {
             /** @description The role after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16320,6 +17863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16375,7 +17919,19 @@ export interface operations {
     createConfigTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16388,6 +17944,7 @@ export interface operations {
             /** @description The tag was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16418,6 +17975,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16426,7 +17984,15 @@ export interface operations {
     getConfigTagById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16438,6 +18004,7 @@ export interface operations {
             /** @description The tag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16446,6 +18013,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16467,7 +18035,18 @@ export interface operations {
     deleteConfigTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16508,6 +18087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -16517,7 +18097,18 @@ export interface operations {
     updateConfigTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16533,6 +18124,7 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16570,6 +18162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16580,7 +18173,18 @@ export interface operations {
     setConfigTagStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16596,6 +18200,7 @@ export interface operations {
             /** @description The tag with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16624,6 +18229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16677,7 +18283,19 @@ export interface operations {
     createConfigVehicleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16690,6 +18308,7 @@ export interface operations {
             /** @description The vehicle type is created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16720,6 +18339,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16728,7 +18348,15 @@ export interface operations {
     getConfigVehicleTypeById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16740,6 +18368,7 @@ export interface operations {
             /** @description The vehicle type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16748,6 +18377,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16769,7 +18399,18 @@ export interface operations {
     deleteConfigVehicleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16810,6 +18451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -16819,7 +18461,18 @@ export interface operations {
     updateConfigVehicleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16835,6 +18488,7 @@ export interface operations {
             /** @description The updated vehicle type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16872,6 +18526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16882,7 +18537,18 @@ export interface operations {
     setConfigVehicleTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16898,6 +18564,7 @@ export interface operations {
             /** @description The vehicle type with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16926,6 +18593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16985,7 +18653,19 @@ export interface operations {
     createConfigCountry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16998,6 +18678,7 @@ export interface operations {
             /** @description The country was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17036,6 +18717,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17044,7 +18726,15 @@ export interface operations {
     getConfigCountryById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17056,6 +18746,7 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17064,6 +18755,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -17093,7 +18785,18 @@ export interface operations {
     deleteConfigCountry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17142,6 +18845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -17151,7 +18855,18 @@ export interface operations {
     updateConfigCountry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17167,6 +18882,7 @@ export interface operations {
             /** @description The country after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17212,6 +18928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17222,7 +18939,18 @@ export interface operations {
     setConfigCountryStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17238,6 +18966,7 @@ export interface operations {
             /** @description The country after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17274,6 +19003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17335,7 +19065,19 @@ export interface operations {
     createConfigState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17348,6 +19090,7 @@ export interface operations {
             /** @description The state was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17395,6 +19138,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17403,7 +19147,15 @@ export interface operations {
     getConfigStateById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17415,6 +19167,7 @@ export interface operations {
             /** @description The state. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17423,6 +19176,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -17452,7 +19206,18 @@ export interface operations {
     deleteConfigState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17501,6 +19266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -17510,7 +19276,18 @@ export interface operations {
     updateConfigState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17526,6 +19303,7 @@ export interface operations {
             /** @description The state after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17571,6 +19349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17581,7 +19360,18 @@ export interface operations {
     setConfigStateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17597,6 +19387,7 @@ export interface operations {
             /** @description The state after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17633,6 +19424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17698,7 +19490,19 @@ export interface operations {
     createAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17711,6 +19515,7 @@ export interface operations {
             /** @description The announcement is created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17739,8 +19544,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17749,7 +19556,15 @@ export interface operations {
     getAdminAnnouncementById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17761,6 +19576,7 @@ export interface operations {
             /** @description The announcement. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17769,6 +19585,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17790,7 +19607,18 @@ export interface operations {
     deleteAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17822,6 +19650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -17831,7 +19660,18 @@ export interface operations {
     updateAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17847,6 +19687,7 @@ export interface operations {
             /** @description The updated announcement. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17875,6 +19716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17885,7 +19727,19 @@ export interface operations {
     publishAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17897,6 +19751,7 @@ export interface operations {
             /** @description The announcement after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17936,6 +19791,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17944,7 +19800,19 @@ export interface operations {
     archiveAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17956,6 +19824,7 @@ export interface operations {
             /** @description The announcement after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17986,6 +19855,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17994,7 +19864,19 @@ export interface operations {
     bulkActionAnnouncements: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18007,6 +19889,7 @@ export interface operations {
             /** @description The outcome for each id. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18026,8 +19909,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18089,7 +19974,19 @@ export interface operations {
     createTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18102,6 +19999,7 @@ export interface operations {
             /** @description The tutorial is created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18130,8 +20028,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18140,7 +20040,15 @@ export interface operations {
     getAdminTutorialById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18152,6 +20060,7 @@ export interface operations {
             /** @description The tutorial. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18160,6 +20069,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18181,7 +20091,18 @@ export interface operations {
     deleteTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18222,6 +20143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -18231,7 +20153,18 @@ export interface operations {
     updateTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18247,6 +20180,7 @@ export interface operations {
             /** @description The updated tutorial. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18284,6 +20218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
