@@ -183,13 +183,14 @@ async function conditional(req: FastifyRequest, template: string): Promise<void>
  * write, and the answer stored under the request's `Idempotency-Key`, before it is sent.
  */
 export async function finishAnswer(req: FastifyRequest, reply: FastifyReply, policy: WritePolicy, code: number, body: string): Promise<FastifyReply> {
-  reply.type('application/json; charset=utf-8');
   if (policy.etag) {
     const etag = etagOf(body);
     reply.header('etag', etag);
     const ifNoneMatch = req.headers['if-none-match'];
+    // If-None-Match compares weakly (RFC 9110): W/"x" names "x".
     if (typeof ifNoneMatch === 'string' && tagMatches(ifNoneMatch.replace(/W\//g, ''), etag)) return reply.code(304).send();
   }
+  reply.type('application/json; charset=utf-8');
   const write = policy.conditional;
   if (write && !write.removes) {
     const etag = write.representation ? etagOf(body) : req.headers['if-match'] ? await currentEtag(req, resourcePath(write.resource, req.params)) : null;
