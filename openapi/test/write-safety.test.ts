@@ -8,12 +8,17 @@ import { bundled, deref, operations } from './document.js';
  */
 
 const headerParams = (op: any): string[] =>
-  (op.parameters ?? []).map((p: unknown) => deref(p)).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+  (op.parameters ?? [])
+    .map((p: unknown) => deref(p))
+    .filter((p: any) => p.in === 'header')
+    .map((p: any) => p.name);
 const refOf = (value: any): string | undefined => value?.$ref;
 const okResponse = (op: any) => deref(op.responses[Object.keys(op.responses).find((s) => s.startsWith('2'))!]);
 const rolesOf = (op: any): string[] => (op.security ?? bundled.security).flatMap((r: Record<string, string[]>) => r.bearerAuth ?? []);
 
-const keyed = operations.filter(({ method, path, op }) => method === 'POST' && (op.security ?? bundled.security).length > 0 && !path.startsWith('/auth/'));
+const keyed = operations.filter(
+  ({ method, path, op }) => method === 'POST' && (op.security ?? bundled.security).length > 0 && !path.startsWith('/auth/'),
+);
 const writes = operations.filter(({ method }) => ['PATCH', 'PUT', 'DELETE'].includes(method));
 const resultOf = (op: any) => {
   const schema = deref(okResponse(op)?.content?.['application/json']?.schema);
@@ -46,15 +51,18 @@ describe('Idempotency-Key', () => {
 });
 
 describe('If-Match', () => {
-  it.each(writes.map((o) => [`${o.method} ${o.path}`, o] as const))('%s takes it, with its 412, against a resource every caller may read', (_, { op, path }) => {
-    expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IfMatch' });
-    expect(refOf(op.responses['412'])).toBe('#/components/responses/PreconditionFailed');
-    const resource = op['x-etag-resource'] ?? (getAt(path) ? path : path.replace(/\/[^/]+$/, ''));
-    const get = getAt(resource);
-    expect(get, `no GET ${resource}`).toBeDefined();
-    expect(headerParams(get!.op)).toContain('If-None-Match');
-    for (const role of rolesOf(op)) expect(rolesOf(get!.op), `${role} may write ${path} but not read ${resource}`).toContain(role);
-  });
+  it.each(writes.map((o) => [`${o.method} ${o.path}`, o] as const))(
+    '%s takes it, with its 412, against a resource every caller may read',
+    (_, { op, path }) => {
+      expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IfMatch' });
+      expect(refOf(op.responses['412'])).toBe('#/components/responses/PreconditionFailed');
+      const resource = op['x-etag-resource'] ?? (getAt(path) ? path : path.replace(/\/[^/]+$/, ''));
+      const get = getAt(resource);
+      expect(get, `no GET ${resource}`).toBeDefined();
+      expect(headerParams(get!.op)).toContain('If-None-Match');
+      for (const role of rolesOf(op)) expect(rolesOf(get!.op), `${role} may write ${path} but not read ${resource}`).toContain(role);
+    },
+  );
 });
 
 describe('ETag and If-None-Match', () => {

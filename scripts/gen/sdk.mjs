@@ -36,7 +36,8 @@ export function operationTable(document, header) {
       const pathOrQuery = params.filter((p) => inOf(p) !== 'header');
       const keyed = refs.includes('#/components/parameters/IdempotencyKey') ? 16 : 0;
       const etag = refs.includes('#/components/parameters/IfNoneMatch') ? 32 : 0;
-      const flags = (pathOrQuery.length ? 1 : 0) | (op.requestBody ? 2 : 0) | (content['multipart/form-data'] ? 4 : 0) | (json ? 0 : 8) | keyed | etag;
+      const flags =
+        (pathOrQuery.length ? 1 : 0) | (op.requestBody ? 2 : 0) | (content['multipart/form-data'] ? 4 : 0) | (json ? 0 : 8) | keyed | etag;
       rows.push(`  ${op.operationId}: ['${method.toUpperCase()}', '${path}', ${flags}],`);
     }
   }

@@ -56,7 +56,10 @@ try {
     });
     return ((await res.json()) as { result: { access_token: string } }).result.access_token;
   };
-  const tokens = new Map([['agent', await token('agent')], ['supervisor', await token('supervisor')]]);
+  const tokens = new Map([
+    ['agent', await token('agent')],
+    ['supervisor', await token('supervisor')],
+  ]);
   const [create, keyed] = writeScenarios();
   const created = await fetch(`${base}/trade/transports`, {
     method: 'POST',
@@ -64,8 +67,17 @@ try {
     body: JSON.stringify(create!.body),
   });
   const id = ((await created.json()) as { result: { id: number } }).result.id;
-  const detail: Scenario = { name: 'transport detail (200)', role: 'supervisor', method: 'GET', path: `/trade/transports/${id}`, list: false };
-  const conditional: Scenario = Object.assign({}, detail, { name: 'transport detail, If-None-Match (304)', headers: { 'if-none-match': '*' } });
+  const detail: Scenario = {
+    name: 'transport detail (200)',
+    role: 'supervisor',
+    method: 'GET',
+    path: `/trade/transports/${id}`,
+    list: false,
+  };
+  const conditional: Scenario = Object.assign({}, detail, {
+    name: 'transport detail, If-None-Match (304)',
+    headers: { 'if-none-match': '*' },
+  });
   const list = [create!, keyed!, detail, conditional];
   const samples = new Map<string, number[]>(list.map((s) => [s.name, []]));
   const statuses = new Map<string, Set<string>>(list.map((s) => [s.name, new Set()]));

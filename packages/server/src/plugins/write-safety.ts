@@ -88,7 +88,9 @@ export function conditionalLimiter(app: FastifyInstance, limiter: onRequestHookH
         return done();
       }
       const retryAfterSeconds = Math.max(1, state.ttlInSeconds);
-      done(new AppError('RATE_LIMITED', { limit: state.max, retryAfterSeconds }, `Rate limit exceeded, retry in ${retryAfterSeconds} seconds`));
+      done(
+        new AppError('RATE_LIMITED', { limit: state.max, retryAfterSeconds }, `Rate limit exceeded, retry in ${retryAfterSeconds} seconds`),
+      );
     }, done);
   };
 }
@@ -129,7 +131,12 @@ const inUse = () =>
 async function idempotent(req: FastifyRequest, reply: FastifyReply, operationId: string): Promise<FastifyReply | undefined> {
   const key = req.headers['idempotency-key'];
   if (typeof key !== 'string' || !req.auth) return undefined;
-  const claim: KeyClaim = { scope: `user:${req.auth.userId}`, key, operation: operationId, fingerprint: await fingerprint(req, operationId) };
+  const claim: KeyClaim = {
+    scope: `user:${req.auth.userId}`,
+    key,
+    operation: operationId,
+    fingerprint: await fingerprint(req, operationId),
+  };
   const { db } = req.server;
   // A key freed between the claim and the read (its request failed) is claimed again.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -182,7 +189,13 @@ async function conditional(req: FastifyRequest, template: string): Promise<void>
  * serialized body): its ETag (304 when `If-None-Match` names it), the resource's new ETag after a
  * write, and the answer stored under the request's `Idempotency-Key`, before it is sent.
  */
-export async function finishAnswer(req: FastifyRequest, reply: FastifyReply, policy: WritePolicy, code: number, body: string): Promise<FastifyReply> {
+export async function finishAnswer(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  policy: WritePolicy,
+  code: number,
+  body: string,
+): Promise<FastifyReply> {
   if (policy.etag) {
     const etag = etagOf(body);
     reply.header('etag', etag);
@@ -193,7 +206,11 @@ export async function finishAnswer(req: FastifyRequest, reply: FastifyReply, pol
   reply.type('application/json; charset=utf-8');
   const write = policy.conditional;
   if (write && !write.removes) {
-    const etag = write.representation ? etagOf(body) : req.headers['if-match'] ? await currentEtag(req, resourcePath(write.resource, req.params)) : null;
+    const etag = write.representation
+      ? etagOf(body)
+      : req.headers['if-match']
+        ? await currentEtag(req, resourcePath(write.resource, req.params))
+        : null;
     if (etag) reply.header('etag', etag);
   }
   const claim = req.idempotency;

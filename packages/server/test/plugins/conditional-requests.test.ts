@@ -127,9 +127,19 @@ describe('If-Match on PATCH, PUT and DELETE', () => {
 
   it('accepts If-Match: * for an existing resource, and refuses it for one the caller cannot read', async () => {
     const { id } = await createTransport(t, refs, 'agent');
-    const ok = await t.call('updateTransport', { token: await t.token('agent'), params: { id }, body: { loadingPoint: 'Metz' }, headers: { 'if-match': '*' } });
+    const ok = await t.call('updateTransport', {
+      token: await t.token('agent'),
+      params: { id },
+      body: { loadingPoint: 'Metz' },
+      headers: { 'if-match': '*' },
+    });
     expect(ok.status).toBe(200);
-    const other = await t.call('updateTransport', { token: await t.token('agent2'), params: { id }, body: { loadingPoint: 'Xanten' }, headers: { 'if-match': '*' } });
+    const other = await t.call('updateTransport', {
+      token: await t.token('agent2'),
+      params: { id },
+      body: { loadingPoint: 'Xanten' },
+      headers: { 'if-match': '*' },
+    });
     expectError(other, 412, 'PRECONDITION_FAILED');
     expect(await loadingPoint(id)).toBe('Metz');
   });
@@ -152,7 +162,8 @@ describe('If-Match on PATCH, PUT and DELETE', () => {
     expect(etag).toMatch(ETAG);
     const stale = await t.call('updateBio', { token, body: { bio: 'Overwritten' }, headers: { 'if-match': '"stale"' } });
     expectError(stale, 412, 'PRECONDITION_FAILED', { resource: '/auth/profile' });
-    const bioOf = async () => (await t.db.selectFrom('users').select('bio').where('username', '=', 'manager').executeTakeFirstOrThrow()).bio;
+    const bioOf = async () =>
+      (await t.db.selectFrom('users').select('bio').where('username', '=', 'manager').executeTakeFirstOrThrow()).bio;
     const before = await bioOf();
     expect(before).not.toBe('Overwritten');
     const res = await t.call('updateBio', { token, body: { bio: 'Team Alpha lead' }, headers: { 'if-match': etag } });

@@ -70,7 +70,10 @@ describe('Idempotency-Key on POST /trade/transports', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => create(key)));
     expect(await transportCount()).toBe(before + 1);
     const statuses = answers.map((a) => a.status);
-    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(','),
+    ).toBe(true);
     const created = answers.filter((a) => a.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((a) => a.body.result.id)).size).toBe(1);
@@ -146,13 +149,21 @@ describe('Idempotency-Key on POST /trade/transports', () => {
     const kept = randomUUID();
     const first = await create(key);
     await create(kept);
-    await t.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000) }).where('key', '=', key).execute();
+    await t.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('key', '=', key)
+      .execute();
     const again = await create(key);
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(again.body.result.id).not.toBe(first.body.result.id);
 
-    await t.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000) }).where('key', '=', key).execute();
+    await t.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('key', '=', key)
+      .execute();
     const removed = await t.app.sweepIdempotencyKeys(new Date());
     expect(removed).toBeGreaterThanOrEqual(1);
     expect(await keyRow(key)).toBeUndefined();
@@ -179,7 +190,8 @@ describe('Idempotency-Key on uploads (multipart)', () => {
       headers: { 'content-type': res.headers.get('content-type')!, 'idempotency-key': key },
     });
   }
-  const documents = (transportId: number) => t.db.selectFrom('transport_documents').select('id').where('transport_id', '=', transportId).execute();
+  const documents = (transportId: number) =>
+    t.db.selectFrom('transport_documents').select('id').where('transport_id', '=', transportId).execute();
 
   it('stores one set of documents for a retried upload, and refuses the key with other file bytes', async () => {
     const transport = await createTransport(t, refs, 'agent');

@@ -56,7 +56,11 @@ describe('SDK retries of a POST whose answer was lost', () => {
     const transport = await api.op.createTransport(transportBody(refs) as never);
 
     expect(await transportCount()).toBe(before + 1);
-    const row = await t.db.selectFrom('transports').select(['id', 'loading_number']).where('id', '=', transport.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('transports')
+      .select(['id', 'loading_number'])
+      .where('id', '=', transport.id)
+      .executeTakeFirstOrThrow();
     expect(row.loading_number).toBe(transport.loadingNumber);
     const posts = sent.filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/trade/transports');
     expect(posts).toHaveLength(2);
@@ -81,7 +85,9 @@ describe('SDK retries of a POST whose answer was lost', () => {
     const c = await api.op.createTransport(transportBody(refs) as never, { idempotencyKey: 'order-42-transport' });
     const again = await api.op.createTransport(transportBody(refs) as never, { idempotencyKey: 'order-42-transport' });
     expect(again.id).toBe(c.id);
-    const keys = sent.filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/trade/transports').map((r) => r.headers.get('idempotency-key'));
+    const keys = sent
+      .filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/trade/transports')
+      .map((r) => r.headers.get('idempotency-key'));
     expect(new Set(keys.slice(0, 2)).size).toBe(2);
     expect(keys.slice(2)).toEqual(['order-42-transport', 'order-42-transport']);
   });
@@ -106,7 +112,9 @@ describe('SDK retries of a POST whose answer was lost', () => {
     expect(revalidation.headers.get('if-none-match')).toBe(etag);
 
     await api.op.updateTransport({ id: created.id }, { loadingPoint: 'Dijon, Nord' }, { ifMatch: etag });
-    const stale = await api.op.updateTransport({ id: created.id }, { loadingPoint: 'Dijon, Sud' }, { ifMatch: etag }).catch((e: unknown) => e);
+    const stale = await api.op
+      .updateTransport({ id: created.id }, { loadingPoint: 'Dijon, Sud' }, { ifMatch: etag })
+      .catch((e: unknown) => e);
     expect(stale).toMatchObject({ status: 412, code: 'PRECONDITION_FAILED' });
     const fresh = await api.op.getTransportById({ id: created.id });
     expect(fresh.loadingPoint).toBe('Dijon, Nord');

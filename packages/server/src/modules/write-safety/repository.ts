@@ -108,10 +108,7 @@ export async function takeLock(db: Db, resource: string, holder: string, leaseMs
     .insertInto('resource_locks')
     .values({ resource, holder, locked_until: lockedUntil })
     .onConflict((oc) =>
-      oc
-        .column('resource')
-        .doUpdateSet({ holder, locked_until: lockedUntil })
-        .where('resource_locks.locked_until', '<', sql<Date>`now()`),
+      oc.column('resource').doUpdateSet({ holder, locked_until: lockedUntil }).where('resource_locks.locked_until', '<', sql<Date>`now()`),
     )
     .returning('holder')
     .executeTakeFirst();
