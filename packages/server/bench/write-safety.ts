@@ -3,7 +3,8 @@
  * per request, in one run. Starts the built server (`dist/server.js`) on a fresh database with
  * the demo data (a database of its own on the local PostgreSQL, BENCH_WRITE_DATABASE_URL, or the
  * embedded PGlite with BENCH_PGLITE=1), then loads, in alternation for BENCH_ROUNDS rounds
- * (default 8) of BENCH_SECONDS each (default 1), the order rotated every round: `POST
+ * (default 6) of BENCH_SECONDS each (default 3) with BENCH_CONNECTIONS clients (default 4: /proc
+ * counts CPU in 10 ms ticks, so a run needs many requests), the order rotated every round: `POST
  * /trade/transports` without and with an `Idempotency-Key` (a new UUID per request: each one is
  * claimed, run and stored), and `GET /trade/transports/{id}` plain (200) and conditional (304).
  * CPU per request is the server process's CPU time (Linux /proc) over the requests of a run;
@@ -16,8 +17,9 @@ import { autocannon, cpuMs, freePort, machine, start, stopAll, waitFor } from '.
 import { type Scenario, writeScenarios } from './scenarios.js';
 import { serverUrl } from './target.js';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 1);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 8);
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const here = new URL('.', import.meta.url).pathname;
 
 async function database(): Promise<Record<string, string>> {
@@ -81,10 +83,11 @@ try {
   const list = [create!, keyed!, detail, conditional];
   const samples = new Map<string, number[]>(list.map((s) => [s.name, []]));
   const statuses = new Map<string, Set<string>>(list.map((s) => [s.name, new Set()]));
+  const totals = new Map<string, number>(list.map((s) => [s.name, 0]));
 
   const load = async (s: Scenario, duration: number) => {
     const before = cpuMs(server.pid)!;
-    const run = await autocannon(`${base}${s.path}`, s, duration, { tokens });
+    const run = await autocannon(`${base}${s.path}`, s, duration, { tokens, connections });
     const cpu = cpuMs(server.pid)! - before;
     return { run, perRequest: (cpu * 1000) / Math.max(1, run.requests.total) };
   };
@@ -95,6 +98,7 @@ try {
     for (const s of order) {
       const { run, perRequest } = await load(s, seconds);
       samples.get(s.name)!.push(perRequest);
+      totals.set(s.name, (totals.get(s.name) ?? 0) + run.requests.total);
       statuses.get(s.name)!.add(run.non2xx > 0 ? `${run.non2xx} non-2xx` : '2xx');
     }
   }
@@ -105,15 +109,15 @@ try {
   };
   const row = (s: Scenario) => {
     const values = samples.get(s.name)!;
-    return `| ${s.name} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)} |`;
+    return `| ${s.name} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)} | ${totals.get(s.name)} |`;
   };
   const ratio = (a: Scenario, b: Scenario) => (median(samples.get(b.name)!) / median(samples.get(a.name)!)).toFixed(2);
   const table = [
-    `Server CPU per request (µs), median of ${rounds} rounds of ${seconds} s, one connection; ${machine()};`,
+    `Server CPU per request (µs), median of ${rounds} rounds of ${seconds} s, ${connections} connections; ${machine()};`,
     `database: ${process.env.BENCH_PGLITE === '1' ? 'PGlite (memory)' : 'PostgreSQL'}.`,
     '',
-    '| scenario | CPU µs/request (median) | rounds min-max |',
-    '|---|---|---|',
+    '| scenario | CPU µs/request (median) | rounds min-max | requests |',
+    '|---|---|---|---|',
     ...list.map(row),
     '',
     `With an idempotency key / without: ${ratio(create!, keyed!)}. Conditional GET (304) / plain GET (200): ${ratio(detail, conditional)}.`,
