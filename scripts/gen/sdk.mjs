@@ -16,7 +16,10 @@ export async function sdkTypes(document, header) {
   return header + astToString(ast);
 }
 
-/** Every operation as `[method, path, flags]`: 1 has parameters, 2 has a body, 4 multipart body, 8 file response. */
+/**
+ * Every operation as `[method, path, flags]`: 1 has parameters, 2 has a body, 4 multipart body,
+ * 8 file response, 16 takes an Idempotency-Key, 32 sends an ETag (takes If-None-Match).
+ */
 export function operationTable(document, header) {
   const rows = [];
   for (const [path, item] of Object.entries(document.paths)) {
@@ -27,11 +30,18 @@ export function operationTable(document, header) {
       const content = op.requestBody?.content ?? {};
       const success = op.responses['200'] ?? op.responses['201'] ?? {};
       const json = Object.keys(success.content ?? {}).includes('application/json');
-      const flags = (params.length ? 1 : 0) | (op.requestBody ? 2 : 0) | (content['multipart/form-data'] ? 4 : 0) | (json ? 0 : 8);
+      const refs = params.map((p) => p.$ref ?? '');
+      // Headers are not among the concise form's parameters (options carry them).
+      const inOf = (p) => (p.$ref ? document.components.parameters[p.$ref.split('/').pop()].in : p.in);
+      const pathOrQuery = params.filter((p) => inOf(p) !== 'header');
+      const keyed = refs.includes('#/components/parameters/IdempotencyKey') ? 16 : 0;
+      const etag = refs.includes('#/components/parameters/IfNoneMatch') ? 32 : 0;
+      const flags =
+        (pathOrQuery.length ? 1 : 0) | (op.requestBody ? 2 : 0) | (content['multipart/form-data'] ? 4 : 0) | (json ? 0 : 8) | keyed | etag;
       rows.push(`  ${op.operationId}: ['${method.toUpperCase()}', '${path}', ${flags}],`);
     }
   }
-  return `${header}/** Method, path and flags (1 parameters, 2 body, 4 multipart body, 8 file response) of every operation. */
+  return `${header}/** Method, path and flags (1 parameters, 2 body, 4 multipart body, 8 file response, 16 Idempotency-Key, 32 ETag) of every operation. */
 export const operationTable: Record<string, readonly [string, string, number]> = {
 ${rows.join('\n')}
 };

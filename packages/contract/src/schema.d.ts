@@ -40,34 +40,9 @@ export interface paths {
          *     - 400: the body is not valid (missing `username` or `password`, unknown field); `errors` lists the rule broken.
          *     - 401: wrong username or password, or the account is inactive; `errors` is a list of strings.
          *       Design decision: an inactive account gets the same answer as wrong credentials, so that
-         *       account states are not revealed. A production server also answers this to the password of
-         *       the development demo accounts, whatever the account (see *Demo accounts* in the
-         *       introduction of a development server's documentation): demo data copied into production
-         *       never opens a session.
+         *       account states are not revealed.
          *     - 413: the body exceeds 10 MB.
-         *     - 429 `RATE_LIMITED`: more than 100 requests per hour from this client address to the public
-         *       operations (see *Throttling* below).
-         *     - 429 `LOGIN_LOCKED`: the username is locked after too many unsuccessful logins (see
-         *       *Throttling* below).
-         *
-         *     Throttling, per address and per account:
-         *     - Per client address: login, like every public operation (`/auth/refresh`, `/auth/validate`,
-         *       certificate verification), is counted against the unauthenticated quota of the client
-         *       address (100 per hour), whatever `Authorization` header comes with it: a bearer token,
-         *       valid or not, is not read here and never moves the request onto a user's quota.
-         *     - Per username, across every address and every instance (counted in the database): each
-         *       login attempt is counted for its username before the password is checked. The username is
-         *       compared in its normalised form (Unicode NFKC, trimmed, lower case), and unknown usernames
-         *       are counted exactly like existing ones, so the answers never reveal whether an account
-         *       exists. The 5th unsuccessful attempt within 15 minutes locks the username for 1 minute;
-         *       each further lock lasts twice as long as the previous one (2, 4, 8 ... minutes, at most
-         *       60). While locked, every login for the username answers 429 `LOGIN_LOCKED` with
-         *       `retryAfterSeconds` and a `retry-after` header, **the right password included**, and the
-         *       password is not checked. A successful login clears the count and the lock history; so does a
-         *       day without attempts.
-         *     - Design decision: a lock refuses the account's owner too (an attacker can delay a login by at
-         *       most the lock's length, never block an account for good); this is the price of making
-         *       password guessing on one account slow whatever the number of addresses used.
+         *     - 429: more than 100 unauthenticated requests per hour from this client address.
          */
         post: operations["login"];
         delete?: never;
@@ -248,13 +223,11 @@ export interface paths {
          *     back to the demo data the sandbox started with: every record created, changed or deleted since
          *     is undone, the demo accounts get their demo passwords back, and every session opened since
          *     start is gone (log in again). Server-side caches (announcements, trusted sessions) are cleared
-         *     with it. Fast enough for a QA suite to call it before every test, also back to back.
+         *     with it. Takes well under 2 s, so a QA suite can call it before every test file.
          *
-         *     How: the sandbox runs on one in-memory embedded database; right after migrating and seeding it,
-         *     the server copies every table into a schema of its own in that database, and a trigger per table
-         *     notes the tables written since. A reset copies those tables and every sequence back in one
-         *     transaction, so its cost is that of the data changed, not of the whole database. Requests that
-         *     arrive during a reset wait for it and then see the initial data.
+         *     How: the sandbox runs on an in-memory embedded database; right after migrating and seeding it,
+         *     the server dumps it, and a reset replaces the live database with a fresh copy loaded from that
+         *     dump. Requests that arrive during a reset wait for it and then see the initial data.
          *
          *     Errors:
          *     - 404 `ROUTE_NOT_FOUND`: the server is not running in sandbox mode. Design decision: outside
@@ -531,12 +504,8 @@ export interface paths {
          *     Rules:
          *     - A transport has at most one complaint: a second one answers 409 `COMPLAINT_EXISTS` with the
          *       `transportId` and the `existingComplaintId`.
-         *     - `customerId`, when given, must be a customer (actor with role `CUSTOMER`) within the caller's
-         *       customer scope, the rule transports follow: agents and team managers may name only the
-         *       customers of transports they can see, supervisors and administrators any customer. Any other
-         *       id answers 404 `CUSTOMER_NOT_FOUND`, exactly as a customer that does not exist (a complaint
-         *       must not become a way to read another team's customer). When omitted, the complaint takes the
-         *       transport's customer (or none).
+         *     - `customerId`, when given, must be an existing customer (actor with role `CUSTOMER`), else
+         *       404 `CUSTOMER_NOT_FOUND`. When omitted, the complaint takes the transport's customer (or none).
          *     - `complaintTypeId`, when given, must be an active complaint type, else 404
          *       `RESOURCE_NOT_FOUND` (`resource: complaintType`).
          *     - The complaint is created `PENDING`; its country is the creator's country (the `countryId`
@@ -574,8 +543,7 @@ export interface paths {
          * @description Any authenticated user, within their scope: an agent sees the complaints they created and
          *     those assigned to them, a team manager those created by the users of their organization
          *     subtree, supervisors and administrators all. Returns the complaint with its transport,
-         *     customer (null when none), complaint type (null when none), attachments and
-         *     `allowedStatuses`, the caller's own next moves (`PATCH /trade/complaints/{id}/status`).
+         *     customer (null when none), complaint type (null when none) and attachments.
          *
          *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND` (also for a complaint outside the caller's
          *     scope).
@@ -611,9 +579,7 @@ export interface paths {
          *       (staff edit later states with `PATCH /admin/complaints/{id}`).
          *     - Only the fields sent are changed; `null` clears an optional field. The transport and the
          *       status cannot be changed here.
-         *     - `customerId` must be a customer within the caller's customer scope, as on creation (agents
-         *       and team managers: the customers of transports they can see); any other id answers 404
-         *       `CUSTOMER_NOT_FOUND`, as a customer that does not exist. `complaintTypeId` must be an
+         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (`errors` is a map of field name to message, not a list), 404
@@ -625,46 +591,6 @@ export interface paths {
          *     `POST /trade/complaints/upload` and a `complaintId`).
          */
         patch: operations["updateComplaint"];
-        trace?: never;
-    };
-    "/trade/complaints/{id}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Move a complaint to its next status
-         * @description Any authenticated role, within the scope of `PATCH /admin/complaints/{id}/status` (an agent:
-         *     the complaints they created or that are assigned to them; a team manager: those created by
-         *     the users of their organization subtree; supervisors and administrators: all), with the same
-         *     state machine, the same rules and the same effects (a status-history entry; `RESOLVED` sets
-         *     `resolvedAt` and queues the customer notification). This is the user-side path of that
-         *     operation: agents take a `PENDING` complaint in charge (`IN_PROGRESS`) and mark an
-         *     `IN_PROGRESS` one processed (`RESOLVED`) here, without an administration path; staff may use
-         *     either. The answer is the complaint as `GET /trade/complaints/{id}` shows it, with
-         *     `allowedStatuses`, the caller's next moves.
-         *
-         *     A status not reachable from the current one (including the current status itself) answers
-         *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
-         *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
-         *     403 `FORBIDDEN` with the `requiredRoles` of that move.
-         *
-         *     Errors: 400 validation, 403 `FORBIDDEN` (the move is not the caller's), 404
-         *     `COMPLAINT_NOT_FOUND` (absent or outside the scope), 409 `INVALID_STATUS_TRANSITION`, 413 body
-         *     over 10 MB.
-         *
-         *     Design decision: the specification shows the agent's two moves as "agent actions" but no
-         *     user-side path; they were first offered only under `/admin/...`, which stays as it is.
-         */
-        patch: operations["updateComplaintStatus"];
         trace?: never;
     };
     "/trade/complaints/{id}/status-history": {
@@ -785,40 +711,6 @@ export interface paths {
          *     attachment is listed but its bytes are no longer in the file store (lost outside the API).
          */
         get: operations["downloadComplaintAttachment"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trade/reports/statistics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read the activity report of the caller's own records
-         * @description Any authenticated role. The specification gives agents "reports read (own)": this is that
-         *     report, the figures of the transports and complaints the caller created themselves, whatever
-         *     their role (a team manager or a supervisor gets their own figures here too; their team's or
-         *     the company's are `GET /admin/reports/statistics`). Same figures, period rules and freshness
-         *     as that report, over one user: transports by status with the validations waiting, complaints
-         *     by status with resolutions, mean resolution time and amounts paid.
-         *
-         *     The period filters on the creation date of transports and complaints; both ends are optional
-         *     and inclusive.
-         *
-         *     Errors: 400 for a malformed date or `startDate` after `endDate`.
-         *
-         *     Design decision: agents get no team or company figures and no CSV export ("report generation"
-         *     and "report export" are the team manager's and the supervisor's in the specification), so
-         *     `GET /admin/reports/statistics` and the exports still answer them 403.
-         */
-        get: operations["getOwnReportStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1946,17 +1838,14 @@ export interface paths {
          *     `GET /certificates/{code}/verify` on the public API address. The response is not the JSON
          *     envelope (errors are). Only the caller's own certificate can be downloaded.
          *
-         *     Design decision: a certificate stays available here when the tutorial is later moved back to
-         *     `DRAFT`. Once the tutorial is deleted this path names a tutorial that no longer exists and
-         *     answers 404 `TUTORIAL_NOT_FOUND` (the caller's progress record goes with the tutorial), but the
-         *     certificate itself is a frozen record that is kept: its code stays verifiable through
-         *     `GET /certificates/{code}/verify` (with `tutorial.id` null and the title it was issued for),
-         *     so a printed certificate never stops verifying.
+         *     Design decision: a certificate stays available when the tutorial is later moved back to
+         *     `DRAFT`; it disappears only if the tutorial is deleted (its progress records and
+         *     certificates are deleted with it).
          *
          *     Errors:
          *     - 400: `id` is not a positive integer.
          *     - 401: missing, invalid, expired or revoked token.
-         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist, was deleted, or is a draft the caller never completed.
+         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist (or is a draft the caller never completed).
          *     - 404 `CERTIFICATE_NOT_FOUND`: the caller has not completed the tutorial.
          *     - 429: hourly quota used up.
          */
@@ -2715,11 +2604,8 @@ export interface paths {
          *
          *     Rules:
          *     - `confirmPassword` must equal `password` (400, the message names `confirmPassword`).
-         *     - Password policy: 6 to 128 characters, not only whitespace, neither equal to nor containing
-         *       (ignoring case and surrounding spaces) the username or the e-mail, and not one of the 10 000
-         *       most common passwords (NIST SP 800-63B's blocklist check; the list is zxcvbn's ranking of
-         *       passwords seen in breaches, compared ignoring case): 400 naming the rule, e.g.
-         *       `body/password must not be one of the 10000 most common passwords`.
+         *     - Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the
+         *       username or the e-mail (400 naming the rule).
          *     - `roleId` must be an existing active role (404 `RESOURCE_NOT_FOUND`), whose access level is not above
          *       the caller's (403 `ROLE_NOT_ASSIGNABLE`): a supervisor can create `agent`, `team_manager` and
          *       `supervisor` accounts, an admin also `admin` ones, only a super_admin `super_admin` ones.
@@ -2927,14 +2813,11 @@ export interface paths {
          *     their own (403 `FORBIDDEN`, `requiredRoles` lists the levels that may). The answer carries `result:
          *     null`.
          *
-         *     Password policy: 6 to 128 characters, not only whitespace, neither equal to nor containing (ignoring
-         *     case and surrounding spaces) the account's username or e-mail, and not one of the 10 000 most common
-         *     passwords (compared ignoring case): 400 naming the rule, e.g. `body/newPassword must not equal or
-         *     contain the username or the e-mail`. The same rules apply to `pnpm admin:create`, which also asks for
-         *     at least 8 characters.
+         *     Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the account's
+         *     username or e-mail (400 naming the rule).
          *
          *     Errors:
-         *     - 400: `newPassword` breaks the password policy, or `confirmPassword` differs (list of strings).
+         *     - 400: `newPassword` shorter than 6 characters, or `confirmPassword` differs (list of strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
@@ -3267,8 +3150,7 @@ export interface paths {
          *       field. The transport cannot be changed; the status changes only through
          *       `PATCH /admin/complaints/{id}/status`.
          *     - Allowed in every status except `CLOSED`: 409 `NOT_EDITABLE`.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`; these roles see every
-         *       customer, under the customer scope rule of `POST /trade/complaints`); `complaintTypeId` an
+         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (list of strings), 404 `COMPLAINT_NOT_FOUND`, `CUSTOMER_NOT_FOUND`,
@@ -3320,9 +3202,7 @@ export interface paths {
          *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
          *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
          *     403 `FORBIDDEN` with the `requiredRoles` of that move. `allowedStatuses` in the answer lists
-         *     the caller's own next moves. `PATCH /trade/complaints/{id}/status` makes the same moves from
-         *     the user side (an agent needs no administration path) and answers the user-side complaint;
-         *     `GET /trade/complaints/{id}` shows the caller's next moves too.
+         *     the caller's own next moves.
          *
          *     In one transaction the complaint takes the new status and a status-history entry is written
          *     (the new status, the `comment`, `createdBy` = the caller with type `AGENT`). Moving to
@@ -3480,15 +3360,13 @@ export interface paths {
          * @description Team managers ("report generation" in the roles table), supervisors and administrators. A
          *     team manager gets the figures of the transports and complaints created by the users of their
          *     organization subtree (`scope` `TEAM`); supervisors and administrators those of everything
-         *     (`GLOBAL`). Agents get 403: the specification gives them "reports read (own)", which is
-         *     `GET /trade/reports/statistics`, the same figures over the records they created.
+         *     (`GLOBAL`). Agents get 403.
          *
          *     The period filters on the creation date of transports and complaints (and on the date of the
          *     `RESOLVED` history entries for `complaintsResolved`); both ends are optional and inclusive.
          *     Transports show the two validation levels waiting (`awaitingLevel1`, `awaitingLevel2`).
          *
-         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents (their own
-         *     figures: `GET /trade/reports/statistics`).
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
          *
          *     Design decision: no report is stored; the figures are sums of counters the database keeps in
          *     the same transaction as every write (per creator and per UTC day and month of creation), so they
@@ -3524,15 +3402,6 @@ export interface paths {
          *
          *     Columns: `id`, `loadingNumber`, `status`, `validationLevel`, `loadingPoint`, `unloadingPoint`, `vehicleType`, `vehiclePlateNumber`, `productLabel`, `productQuantity`, `totalProductValue`, `customer`, `createdBy`, `createdAt`.
          *
-         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
-         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
-         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
-         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
-         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
-         *     Number columns (`id`, `validationLevel`, `productQuantity` and `totalProductValue`) are numbers and written as such, never prefixed (a negative number
-         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
-         *     prefixed like any other.
-         *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
          *     is never held in memory, nor does it hold a database connection or transaction for the length
@@ -3564,15 +3433,6 @@ export interface paths {
          *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
          *
          *     Columns: `id`, `publicId`, `label`, `status`, `complaintType`, `transportId`, `customer`, `amountPaid`, `timeLost`, `createdBy`, `assignedTo`, `createdAt`, `resolvedAt`.
-         *
-         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
-         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
-         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
-         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
-         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
-         *     Number columns (`id`, `transportId`, `amountPaid` and `timeLost`) are numbers and written as such, never prefixed (a negative number
-         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
-         *     prefixed like any other.
          *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
@@ -3783,9 +3643,7 @@ export interface paths {
          *     exists in this state but not for the caller's role; 404 `TRANSPORT_NOT_FOUND` (absent or
          *     outside the scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and
          *     `allowed` when the action is not offered in the current state; 409 `SELF_ACTION_FORBIDDEN`
-         *     (four-eyes rule above); 413 body over 10 MB. Messages name the state as the contract shows
-         *     it, a status and, for a pending transport validated once, its level: `Your role may not apply
-         *     VALIDATE to a PENDING transport at validation level 1`.
+         *     (four-eyes rule above); 413 body over 10 MB.
          */
         post: operations["applyTransportAction"];
         delete?: never;
@@ -4943,10 +4801,8 @@ export interface paths {
          *       `regions` ISO 3166-1 alpha-2 country codes; both must exist (400 otherwise). With `isGlobal`
          *       false, at least one role code or country code is required (400).
          *     - `expiresAt`, when given, must be in the future (400).
-         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere; attachments get
-         *       ids 1, 2, ... in the order given. Their `url` must be an absolute `https://` address
-         *       (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`, `vbscript:`) is refused with
-         *       400 naming the field and the pattern, since every reader's client shows or opens it.
+         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
+         *       attachments get ids 1, 2, ... in the order given.
          *
          *     Every create invalidates all announcement caches of the user side (lists, details, categories).
          *
@@ -5181,11 +5037,8 @@ export interface paths {
          *     - `prerequisiteIds`: existing tutorials (any status; drafts are ignored on the user side until
          *       published).
          *     - `status` defaults to `DRAFT`; a `PUBLISHED` tutorial is visible to every user at once.
-         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere; attachments
-         *       get ids 1, 2, ... in the order given. Every `url` (the video's subtitles included) must be an
-         *       absolute `https://` address (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`,
-         *       `vbscript:`) is refused with 400 naming the field and the pattern, since every reader's
-         *       client shows or opens it.
+         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
+         *       attachments get ids 1, 2, ... in the order given.
          *
          *     Errors:
          *     - 400: the body is not valid (see the rules above; unknown fields, including `duration`, are refused).
@@ -5780,15 +5633,6 @@ export interface components {
             limit: number;
             retryAfterSeconds: number;
         };
-        /** @description `POST /auth/login` only: too many unsuccessful logins for this username, from any address (unknown usernames included), so logins for it are refused, the right password included, until the lock ends in `retryAfterSeconds` (also sent as the `retry-after` header). HTTP 429. */
-        LoginLockedError: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            code: "LOGIN_LOCKED";
-            retryAfterSeconds: number;
-        };
         /** @description An unexpected error; the request id identifies it in the logs. HTTP 500. */
         InternalErrorError: {
             /**
@@ -5812,8 +5656,43 @@ export interface components {
              */
             dependency?: "database" | "redis";
         };
+        /** @description Another request with the same `Idempotency-Key` by the same caller is still being processed. Retry after `retryAfterSeconds` (also sent as `retry-after`): the retry gets that request's answer once it is complete. HTTP 409. */
+        IdempotencyKeyInUseError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "IDEMPOTENCY_KEY_IN_USE";
+            retryAfterSeconds: number;
+        };
+        /** @description The first request with this `Idempotency-Key` stopped without an answer (the server lost its process or its database while running it), so whether it was applied is unknown. It is never run again under this key: read the resource to find out, then use a new key if needed. HTTP 409. */
+        IdempotencyOutcomeUnknownError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "IDEMPOTENCY_OUTCOME_UNKNOWN";
+        };
+        /** @description The caller already used this `Idempotency-Key` in the last 24 hours for another request (another operation, path, body or file). Nothing was done: a new operation needs a new key. HTTP 422. */
+        IdempotencyKeyReusedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "IDEMPOTENCY_KEY_REUSED";
+        };
+        /** @description The resource changed since the caller read it: its current `ETag` is none of the `If-Match` values. Nothing was written; read it again (`resource` is its address) and decide. HTTP 412. */
+        PreconditionFailedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "PRECONDITION_FAILED";
+            /** @description The path of the resource whose representation the condition was checked against. */
+            resource: string;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -5907,7 +5786,6 @@ export interface components {
              */
             status: "ok";
             uptimeSeconds: number;
-            /** @description The contract version (`info.version`) this server implements. */
             version: string;
             /** Format: date-time */
             timestamp: string;
@@ -6137,7 +6015,7 @@ export interface components {
              * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
              * @enum {integer}
              */
-            validationLevel: 0 | 1 | 2;
+            validationLevel?: 0 | 1 | 2;
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -6203,16 +6081,11 @@ export interface components {
             errors: components["schemas"]["UploadRejection"][];
         };
         /**
-         * @description Status of a complaint. A new complaint is `PENDING`. It moves along these transitions, through
-         *     `PATCH /trade/complaints/{id}/status` or `PATCH /admin/complaints/{id}/status` (the same rules);
-         *     any other request answers 409 `INVALID_STATUS_TRANSITION`. Agents make two moves on the
-         *     complaints they created or that are assigned to them: take a `PENDING` complaint in charge
-         *     (`IN_PROGRESS`) and mark an `IN_PROGRESS` one processed (`RESOLVED`); every other move is made
-         *     by staff (team managers, supervisors, administrators), and an agent asking for one gets 403
-         *     `FORBIDDEN` with the `requiredRoles`. `allowedStatuses` on a complaint lists the caller's own
-         *     next moves.
+         * @description Status of a complaint. A new complaint is `PENDING`. Staff move it with
+         *     `PATCH /admin/complaints/{id}/status` along these transitions (any other request answers 409
+         *     `INVALID_STATUS_TRANSITION`):
          *
-         *     | From | Allowed next statuses (agents: only the first of PENDING and of IN_PROGRESS) |
+         *     | From | Allowed next statuses |
          *     |---|---|
          *     | `PENDING` | `IN_PROGRESS`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
          *     | `IN_PROGRESS` | `RESOLVED`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
@@ -6270,7 +6143,7 @@ export interface components {
         ComplaintCreate: {
             /** @description The transport complained about. It must exist and be visible to the caller, and must not already have a complaint (one complaint per transport). */
             transportId: number;
-            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for, within the caller's customer scope. Defaults to the transport's customer when omitted. */
+            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for. Defaults to the transport's customer when omitted. */
             customerId?: number;
             /** @description An active complaint type (see `GET /trade/complaints/types`). */
             complaintTypeId?: number;
@@ -6347,12 +6220,10 @@ export interface components {
             complaintType: components["schemas"]["ComplaintTypeRef"] | null;
             /** @description Attached files, oldest first. */
             attachments: components["schemas"]["ComplaintAttachment"][];
-            /** @description The statuses the caller may move this complaint to next, with `PATCH /trade/complaints/{id}/status` (see `ComplaintStatus`): for an agent at most one (`IN_PROGRESS` from `PENDING`, `RESOLVED` from `IN_PROGRESS`), empty when the complaint is `CLOSED` or no move is the caller's. */
-            allowedStatuses: components["schemas"]["ComplaintStatus"][];
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
-            /** @description A customer (actor with role `CUSTOMER`) within the caller's customer scope, or null for none. */
+            /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
             customerId?: number | null;
             /** @description An active complaint type, or null for none. */
             complaintTypeId?: number | null;
@@ -6362,11 +6233,6 @@ export interface components {
             amountPaid?: number | null;
             /** @description Minutes. */
             timeLost?: number | null;
-        };
-        /** @description The next status of a complaint, with an optional comment kept in its history. */
-        ComplaintStatusChange: {
-            status: components["schemas"]["ComplaintStatus"];
-            comment?: string;
         };
         /** @description One status a complaint entered, who set it and why. */
         ComplaintStatusHistoryEntry: {
@@ -6399,51 +6265,6 @@ export interface components {
             files: string[];
             /** @description The complaint to attach the files to. Omit it while the complaint is being written: the files stay pending for the uploader until `POST /trade/complaints` links them through `attachmentIds`. */
             complaintId?: number;
-        };
-        /** @description The transports of a report's scope created in its period. */
-        ReportTransportFigures: {
-            total: number;
-            /** @description Every transport status, in the order of the status enum, with its count (0 included). */
-            byStatus: {
-                status: components["schemas"]["TransportStatus"];
-                count: number;
-            }[];
-            /** @description Pending transports waiting for the team manager's validation (level 1). */
-            awaitingLevel1: number;
-            /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
-            awaitingLevel2: number;
-            /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
-            totalProductValue: number;
-        };
-        /** @description The complaints of a report's scope created in its period. */
-        ReportComplaintFigures: {
-            total: number;
-            /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
-            byStatus: {
-                status: components["schemas"]["ComplaintStatus"];
-                count: number;
-            }[];
-            /** @description Complaints with a resolution date (resolved, possibly closed since). */
-            resolvedCount: number;
-            /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
-            averageResolutionHours: number | null;
-            /** @description Sum of the amounts paid stated in the complaints. */
-            amountPaid: number;
-        };
-        /** @description Activity of the caller alone: the transports and complaints they created in the period (the same figures as a team report, over one user). */
-        OwnReportStatistics: {
-            /**
-             * Format: date-time
-             * @description The period's start as asked (inclusive); null for no lower bound.
-             */
-            startDate: string | null;
-            /**
-             * Format: date-time
-             * @description The period's end as asked (inclusive); null for no upper bound.
-             */
-            endDate: string | null;
-            transports: components["schemas"]["ReportTransportFigures"];
-            complaints: components["schemas"]["ReportComplaintFigures"];
         };
         /** @description Multipart form of an avatar upload, one picture (PNG, JPEG or WebP detected from the bytes; 2 MB at most). */
         AvatarUpload: {
@@ -7488,7 +7309,7 @@ export interface components {
             lastName: string;
             /**
              * Format: password
-             * @description At least 6 characters, not only whitespace, neither equal to nor containing the username or the e-mail (ignoring case), and not one of the 10 000 most common passwords.
+             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
              */
             password: string;
             /**
@@ -7523,7 +7344,7 @@ export interface components {
         PasswordChange: {
             /**
              * Format: password
-             * @description At least 6 characters, not only whitespace, neither equal to nor containing the username or the e-mail (ignoring case), and not one of the 10 000 most common passwords.
+             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
              */
             newPassword: string;
             /**
@@ -7709,6 +7530,11 @@ export interface components {
             /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
             customerId?: number | null;
         };
+        /** @description The next status of a complaint, with an optional comment kept in its history. */
+        ComplaintStatusChange: {
+            status: components["schemas"]["ComplaintStatus"];
+            comment?: string;
+        };
         /** @description The user to put in charge of a complaint, or null to unassign it. */
         ComplaintAssignment: {
             /** @description An active user of access level `agent`, `team_manager` or `supervisor`; null removes the assignee. */
@@ -7760,8 +7586,34 @@ export interface components {
              * @description The period's end as asked (inclusive); null for no upper bound.
              */
             endDate: string | null;
-            transports: components["schemas"]["ReportTransportFigures"];
-            complaints: components["schemas"]["ReportComplaintFigures"];
+            transports: {
+                total: number;
+                /** @description Every transport status, in the order of the status enum, with its count (0 included). */
+                byStatus: {
+                    status: components["schemas"]["TransportStatus"];
+                    count: number;
+                }[];
+                /** @description Pending transports waiting for the team manager's validation (level 1). */
+                awaitingLevel1: number;
+                /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
+                awaitingLevel2: number;
+                /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
+                totalProductValue: number;
+            };
+            complaints: {
+                total: number;
+                /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
+                byStatus: {
+                    status: components["schemas"]["ComplaintStatus"];
+                    count: number;
+                }[];
+                /** @description Complaints with a resolution date (resolved, possibly closed since). */
+                resolvedCount: number;
+                /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
+                averageResolutionHours: number | null;
+                /** @description Sum of the amounts paid stated in the complaints. */
+                amountPaid: number;
+            };
             /** @description The users of the scope with activity in the period, by username. */
             users: {
                 userId: number;
@@ -8320,16 +8172,13 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
-        /**
-         * Format: uri
-         * @description An absolute `https://` address (the scheme in lower case, then a host) of a resource hosted elsewhere, which clients show or open as given. Any other scheme is refused with 400 naming the field and this pattern: `javascript:`, `data:` or `vbscript:` addresses would run in the page of every reader, and plain `http:` would be refused or rewritten by browsers on an `https` page (mixed content) and could be altered on the way, so no field of this API takes it.
-         * @example https://cdn.transport-ops.example/tutorials/loading-safety.mp4
-         */
-        WebUrl: string;
         /** @description An image given when writing an announcement or a tutorial. The file itself is hosted elsewhere (CDN); only its address and metadata are stored. */
         MediaImageInput: {
-            /** @description Absolute https URL of the image. */
-            url: components["schemas"]["WebUrl"];
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL of the image.
+             */
+            url: string;
             /** @description Alternative text. */
             alt?: string | null;
             /** @description Width in pixels. */
@@ -8344,8 +8193,11 @@ export interface components {
             type: string;
             /** @description Size in bytes (at most 50 MB). */
             size: number;
-            /** @description Absolute https URL of the file. */
-            url: components["schemas"]["WebUrl"];
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL of the file.
+             */
+            url: string;
             description?: string | null;
         };
         /** @description Audience of an announcement. A user sees it when `isGlobal` is true, or their role code is in `userTypes`, or their country code is in `regions`. Role codes and country codes must exist (400 otherwise). With `isGlobal` false at least one role code or country code is required (400 otherwise: nobody would see it). */
@@ -8478,13 +8330,19 @@ export interface components {
         TutorialSubtitleInput: {
             /** @description BCP 47 language tag. */
             language: string;
-            /** @description Absolute https URL of the subtitle file (WebVTT). */
-            url: components["schemas"]["WebUrl"];
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL of the subtitle file (WebVTT).
+             */
+            url: string;
         };
         /** @description The video of a tutorial (hosted elsewhere; only its address and metadata are stored). */
         TutorialVideoInput: {
-            /** @description Absolute https URL of the video. */
-            url: components["schemas"]["WebUrl"];
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL of the video.
+             */
+            url: string;
             /** @description Length in seconds. */
             duration: number;
             /** @description Size in bytes. */
@@ -8592,6 +8450,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
+        TooManyRequests: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description An unexpected error. No internals are returned in production; the request id identifies the failure in the server logs. */
         InternalError: {
             headers: {
@@ -8639,8 +8506,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles; public operations count against the client address whatever token comes with them). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
-        TooManyRequests: {
+        /** @description The representation is still the one `If-None-Match` names: no body. Not counted against the hourly rate-limit quota. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Invalid parameters: a query or path parameter breaks a rule of the contract, or the query names a parameter the operation does not declare (refused by name). `errors` lists each parameter and rule. Query and path values are converted from their text form; strings may not contain NUL characters (PostgreSQL cannot store them), numbers must lie within their documented bounds. Also answered when the URL is malformed (a broken percent-encoding). */
+        BadQuery: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8648,8 +8523,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Invalid parameters: a query or path parameter breaks a rule of the contract, or the query names a parameter the operation does not declare (refused by name). `errors` lists each parameter and rule. Query and path values are converted from their text form; strings may not contain NUL characters (PostgreSQL cannot store them), numbers must lie within their documented bounds. Also answered when the URL is malformed (a broken percent-encoding). */
-        BadQuery: {
+        /** @description The caller used this `Idempotency-Key` for another request (another operation, path, body or file) in the last 24 hours; nothing was done. */
+        IdempotencyKeyReused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8675,8 +8550,35 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description `If-Match` names none of the resource's current `ETag`: it changed since the caller read it (or it was never read with that tag). Nothing was written. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The `Idempotency-Key` is still held by the caller's first request with it: in flight (`IDEMPOTENCY_KEY_IN_USE`, retry after `retry-after` seconds to get its answer) or stopped without an answer (`IDEMPOTENCY_OUTCOME_UNKNOWN`, never run again under this key). */
+        IdempotencyConflict: {
+            headers: {
+                /** @description Seconds to wait before retrying (with `IDEMPOTENCY_KEY_IN_USE`). */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
     };
     parameters: {
+        /**
+         * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+         *     representation has the same tag, the answer is 304 without a body, and it is not counted
+         *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+         * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+         */
+        IfNoneMatch: string;
         /** @description Page number, starting at 1. */
         Page: number;
         /** @description Items per page (general page size; at most 100). */
@@ -8698,8 +8600,29 @@ export interface components {
         Search: string;
         /** @description Sort direction. */
         SortOrder: "ASC" | "DESC";
+        /**
+         * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+         *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+         *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+         *     same caller with the same key and the same request; the same key with another request answers
+         *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+         *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+         *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+         * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+         */
+        IdempotencyKey: string;
         /** @description Numeric identifier of the resource. */
         Id: number;
+        /**
+         * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+         *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+         *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+         *     the write is unconditional (the last write wins, as before this header existed). A list of
+         *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+         *     "Conditional requests" in the introduction.
+         * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+         */
+        IfMatch: string;
         /** @description Filter by country. */
         CountryId: number;
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
@@ -8710,7 +8633,21 @@ export interface components {
         IsActive: boolean;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description Strong entity tag of the resource's representation for the caller (a digest of it, quoted). It
+         *     changes whenever anything in the representation changes. Send it back in `If-None-Match` (a
+         *     `GET`: 304 when unchanged) or `If-Match` (a write: 412 when changed).
+         * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+         */
+        ETag: string;
+        /**
+         * @description `true` when this answer is the stored answer of an earlier request with the same
+         *     `Idempotency-Key` (the request was not run again). Absent on the first answer.
+         * @example true
+         */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -8739,7 +8676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8759,17 +8696,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description The client address used up its hourly quota of public requests (`RATE_LIMITED`), or the username is locked after too many unsuccessful logins (`LOGIN_LOCKED`). The `retry-after` header says when to retry. */
-            429: {
-                headers: {
-                    /** @description Seconds until the request may be retried. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -8827,7 +8754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8855,7 +8782,15 @@ export interface operations {
     getProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8864,6 +8799,7 @@ export interface operations {
             /** @description The caller's profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8872,6 +8808,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8905,7 +8842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9082,7 +9019,19 @@ export interface operations {
     createTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9095,6 +9044,7 @@ export interface operations {
             /** @description The transport is created with status `PENDING`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9103,7 +9053,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9134,6 +9084,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9142,7 +9093,15 @@ export interface operations {
     getTransportById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9154,6 +9113,7 @@ export interface operations {
             /** @description The transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9162,6 +9122,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9175,7 +9136,18 @@ export interface operations {
     deleteTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9208,6 +9180,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -9217,7 +9190,18 @@ export interface operations {
     updateTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9233,6 +9217,7 @@ export interface operations {
             /** @description The updated transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9241,7 +9226,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9270,6 +9255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9280,7 +9266,15 @@ export interface operations {
     listVehicleTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9289,6 +9283,7 @@ export interface operations {
             /** @description The active vehicle types. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9297,6 +9292,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9309,7 +9305,19 @@ export interface operations {
     uploadTransportDocuments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9322,6 +9330,7 @@ export interface operations {
             /** @description At least one file was stored. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9361,6 +9370,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9488,7 +9498,19 @@ export interface operations {
     createComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9501,6 +9523,7 @@ export interface operations {
             /** @description The complaint was created with status `PENDING`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9509,7 +9532,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. For this operation `errors` is a map of field name to message (one entry per offending field), not a list of strings. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. For this operation `errors` is a map of field name to message (one entry per offending field), not a list of strings. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9540,6 +9563,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9548,7 +9572,15 @@ export interface operations {
     getComplaintById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9560,6 +9592,7 @@ export interface operations {
             /** @description The complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9568,6 +9601,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9589,7 +9623,18 @@ export interface operations {
     deleteComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9630,6 +9675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -9639,7 +9685,18 @@ export interface operations {
     updateComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9655,6 +9712,7 @@ export interface operations {
             /** @description The updated complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9663,7 +9721,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid id or body. For this operation body validation failures come as a map of field name to message in `errors`, not a list of strings. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid id or body. For this operation body validation failures come as a map of field name to message in `errors`, not a list of strings. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9692,69 +9750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    updateComplaintStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Numeric identifier of the resource. */
-                id: components["parameters"]["Id"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ComplaintStatusChange"];
-            };
-        };
-        responses: {
-            /** @description The complaint in its new status. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        result: components["schemas"]["Complaint"];
-                    };
-                };
-            };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description The complaint does not exist or is outside the caller's scope. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The requested status is not reachable from the current one (`INVALID_STATUS_TRANSITION`). */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9765,7 +9761,15 @@ export interface operations {
     getComplaintStatusHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -9777,6 +9781,7 @@ export interface operations {
             /** @description The status history, oldest entry first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9785,6 +9790,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9806,7 +9812,15 @@ export interface operations {
     listComplaintTypes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9815,6 +9829,7 @@ export interface operations {
             /** @description The active complaint types. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9823,6 +9838,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9835,7 +9851,19 @@ export interface operations {
     uploadComplaintAttachments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9848,6 +9876,7 @@ export interface operations {
             /** @description At least one file was stored; refused files are listed in `errors`. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9895,6 +9924,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9954,43 +9984,21 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getOwnReportStatistics: {
-        parameters: {
-            query?: {
-                /** @description Range start (inclusive), ISO 8601 date-time. */
-                startDate?: components["parameters"]["StartDate"];
-                /** @description Range end (inclusive), ISO 8601 date-time. */
-                endDate?: components["parameters"]["EndDate"];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The caller's own report. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        result: components["schemas"]["OwnReportStatistics"];
-                    };
-                };
-            };
-            400: components["responses"]["BadQuery"];
-            401: components["responses"]["Unauthorized"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     uploadAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10003,6 +10011,7 @@ export interface operations {
             /** @description The caller's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10022,6 +10031,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10032,7 +10042,18 @@ export interface operations {
     deleteAvatar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10041,6 +10062,7 @@ export interface operations {
             /** @description The caller's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10051,6 +10073,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10060,7 +10083,18 @@ export interface operations {
     updateBio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10073,6 +10107,7 @@ export interface operations {
             /** @description The caller's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10081,7 +10116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10092,6 +10127,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10135,7 +10171,15 @@ export interface operations {
     getUserPublicProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10147,6 +10191,7 @@ export interface operations {
             /** @description The user's public profile. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10155,6 +10200,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10226,7 +10272,19 @@ export interface operations {
     createForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10239,6 +10297,7 @@ export interface operations {
             /** @description The topic was created with its main message. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10247,7 +10306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10267,8 +10326,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10277,7 +10338,15 @@ export interface operations {
     getForumTopicById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10289,6 +10358,7 @@ export interface operations {
             /** @description The topic with its message tree. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10297,6 +10367,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10318,7 +10389,18 @@ export interface operations {
     deleteForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10367,6 +10449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10376,7 +10459,18 @@ export interface operations {
     updateForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10392,6 +10486,7 @@ export interface operations {
             /** @description The updated topic. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10400,7 +10495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10437,6 +10532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10498,7 +10594,19 @@ export interface operations {
     likeForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10514,6 +10622,7 @@ export interface operations {
             /** @description The like state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10522,7 +10631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10542,8 +10651,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10552,7 +10663,18 @@ export interface operations {
     subscribeForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10564,6 +10686,7 @@ export interface operations {
             /** @description The caller follows the topic. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10584,6 +10707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10593,7 +10717,18 @@ export interface operations {
     unsubscribeForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10605,6 +10740,7 @@ export interface operations {
             /** @description The caller no longer follows the topic. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10625,6 +10761,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10634,7 +10771,19 @@ export interface operations {
     createForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10647,6 +10796,7 @@ export interface operations {
             /** @description The message was posted. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10655,7 +10805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10686,6 +10836,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10694,7 +10845,15 @@ export interface operations {
     getForumMessageById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10706,6 +10865,7 @@ export interface operations {
             /** @description The message. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10714,6 +10874,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10735,7 +10896,18 @@ export interface operations {
     deleteForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10784,6 +10956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10793,7 +10966,18 @@ export interface operations {
     updateForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10809,6 +10993,7 @@ export interface operations {
             /** @description The edited message. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10817,7 +11002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10854,6 +11039,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -10913,7 +11099,19 @@ export interface operations {
     voteForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -10929,6 +11127,7 @@ export interface operations {
             /** @description The message's counters after the vote. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10937,7 +11136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10976,6 +11175,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10984,7 +11184,19 @@ export interface operations {
     reportForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11000,6 +11212,7 @@ export interface operations {
             /** @description The report was recorded. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11008,7 +11221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11039,6 +11252,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11047,7 +11261,15 @@ export interface operations {
     listForumCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11056,6 +11278,7 @@ export interface operations {
             /** @description The active forum categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11064,6 +11287,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11076,7 +11300,15 @@ export interface operations {
     getForumCategoryById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11088,6 +11320,7 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11096,6 +11329,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11122,7 +11356,15 @@ export interface operations {
                 /** @description Maximum number of tags returned. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11131,6 +11373,7 @@ export interface operations {
             /** @description The matching tags. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11139,6 +11382,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11276,7 +11520,15 @@ export interface operations {
     getAnnouncementById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11288,6 +11540,7 @@ export interface operations {
             /** @description The announcement; it is now marked read for the caller. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11296,6 +11549,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The announcement is targeted at other user types or regions (`ACCESS_DENIED`). */
@@ -11334,7 +11588,19 @@ export interface operations {
     markAnnouncementRead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11346,6 +11612,7 @@ export interface operations {
             /** @description The announcement is marked read for the caller. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11374,6 +11641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             /** @description The announcement has expired (`ANNOUNCEMENT_EXPIRED`). */
             410: {
                 headers: {
@@ -11384,6 +11652,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11392,7 +11661,19 @@ export interface operations {
     likeAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11408,6 +11689,7 @@ export interface operations {
             /** @description The like state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11416,7 +11698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11464,6 +11746,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11472,7 +11755,15 @@ export interface operations {
     listAnnouncementCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11481,6 +11772,7 @@ export interface operations {
             /** @description The active announcement categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11489,6 +11781,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11506,7 +11799,15 @@ export interface operations {
                 /** @description Priority to list. */
                 priority?: components["schemas"]["AnnouncementPriority"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11515,6 +11816,7 @@ export interface operations {
             /** @description The matching announcements. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11523,6 +11825,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11587,7 +11890,15 @@ export interface operations {
     getTutorialById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11599,6 +11910,7 @@ export interface operations {
             /** @description The tutorial with the caller's progress. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11607,6 +11919,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11628,7 +11941,19 @@ export interface operations {
     completeTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11644,6 +11969,7 @@ export interface operations {
             /** @description The tutorial is completed; the certificate is issued. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11652,7 +11978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11683,6 +12009,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11691,7 +12018,19 @@ export interface operations {
     recordTutorialProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11707,6 +12046,7 @@ export interface operations {
             /** @description The progress is recorded. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11715,7 +12055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11735,8 +12075,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11745,7 +12087,15 @@ export interface operations {
     listTutorialCategories: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11754,6 +12104,7 @@ export interface operations {
             /** @description The active tutorial categories. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11762,6 +12113,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11886,7 +12238,15 @@ export interface operations {
     verifyCertificate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description The certificate's verification code.
@@ -11901,6 +12261,7 @@ export interface operations {
             /** @description The certificate exists. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11909,6 +12270,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description `code` is not 12 upper-case letters or digits, or the URL is malformed. */
             400: {
                 headers: {
@@ -11991,7 +12353,19 @@ export interface operations {
     createAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12004,6 +12378,7 @@ export interface operations {
             /** @description The administrator was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12012,7 +12387,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12051,6 +12426,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12059,7 +12435,15 @@ export interface operations {
     getAdminById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12071,6 +12455,7 @@ export interface operations {
             /** @description The administrator. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12079,6 +12464,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -12108,7 +12494,18 @@ export interface operations {
     deleteAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12157,6 +12554,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12166,7 +12564,18 @@ export interface operations {
     updateAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12182,6 +12591,7 @@ export interface operations {
             /** @description The updated administrator. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12190,7 +12600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12227,6 +12637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -12237,7 +12648,19 @@ export interface operations {
     activateAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12249,6 +12672,7 @@ export interface operations {
             /** @description The administrator after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12277,7 +12701,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12286,7 +12712,19 @@ export interface operations {
     deactivateAdmin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12298,6 +12736,7 @@ export interface operations {
             /** @description The administrator after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12336,6 +12775,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12344,7 +12784,19 @@ export interface operations {
     bulkActionAdmins: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12357,6 +12809,7 @@ export interface operations {
             /** @description What was processed and what failed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12365,7 +12818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12384,8 +12837,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12449,7 +12904,19 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12462,6 +12929,7 @@ export interface operations {
             /** @description The agent was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12470,7 +12938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12509,6 +12977,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12517,7 +12986,15 @@ export interface operations {
     getAgentById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12529,6 +13006,7 @@ export interface operations {
             /** @description The agent. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12537,6 +13015,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -12566,7 +13045,18 @@ export interface operations {
     deleteAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12615,6 +13105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -12624,7 +13115,18 @@ export interface operations {
     updateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12640,6 +13142,7 @@ export interface operations {
             /** @description The updated agent. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12648,7 +13151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12685,6 +13188,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -12695,7 +13199,19 @@ export interface operations {
     activateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12707,6 +13223,7 @@ export interface operations {
             /** @description The agent after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12735,7 +13252,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12744,7 +13263,19 @@ export interface operations {
     deactivateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12756,6 +13287,7 @@ export interface operations {
             /** @description The agent after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12794,6 +13326,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12802,7 +13335,19 @@ export interface operations {
     bulkActionAgents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12815,6 +13360,7 @@ export interface operations {
             /** @description What was processed and what failed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12823,7 +13369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12842,8 +13388,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12905,7 +13453,19 @@ export interface operations {
     createCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12918,6 +13478,7 @@ export interface operations {
             /** @description The customer was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12926,7 +13487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12956,6 +13517,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12964,7 +13526,15 @@ export interface operations {
     getCustomerById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12976,6 +13546,7 @@ export interface operations {
             /** @description The customer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12984,6 +13555,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13013,7 +13585,18 @@ export interface operations {
     deleteCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13062,6 +13645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13071,7 +13655,18 @@ export interface operations {
     updateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13087,6 +13682,7 @@ export interface operations {
             /** @description The updated customer. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13095,7 +13691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13132,6 +13728,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -13142,7 +13739,19 @@ export interface operations {
     activateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13154,6 +13763,7 @@ export interface operations {
             /** @description The customer after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13182,7 +13792,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13191,7 +13803,19 @@ export interface operations {
     deactivateCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13203,6 +13827,7 @@ export interface operations {
             /** @description The customer after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13231,7 +13856,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13240,7 +13867,19 @@ export interface operations {
     bulkActionCustomers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13253,6 +13892,7 @@ export interface operations {
             /** @description What was processed and what failed. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13261,7 +13901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13280,8 +13920,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13295,7 +13937,15 @@ export interface operations {
                 /** @description How many customers `topCustomers` lists. */
                 top?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13304,6 +13954,7 @@ export interface operations {
             /** @description Actor statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13312,6 +13963,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13391,7 +14043,19 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13404,6 +14068,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13412,7 +14077,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13451,6 +14116,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13459,7 +14125,15 @@ export interface operations {
     getUserById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13471,6 +14145,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13479,6 +14154,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13508,7 +14184,18 @@ export interface operations {
     deleteUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13557,6 +14244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13566,7 +14254,18 @@ export interface operations {
     updateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13582,6 +14281,7 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13590,7 +14290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13627,6 +14327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -13637,7 +14338,19 @@ export interface operations {
     activateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13649,6 +14362,7 @@ export interface operations {
             /** @description The account after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13677,7 +14391,9 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13686,7 +14402,19 @@ export interface operations {
     deactivateUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13698,6 +14426,7 @@ export interface operations {
             /** @description The account after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13736,6 +14465,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13744,7 +14474,18 @@ export interface operations {
     changeUserPassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13760,6 +14501,7 @@ export interface operations {
             /** @description The password was changed and the user's sessions ended. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13768,7 +14510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13796,6 +14538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -13806,7 +14549,18 @@ export interface operations {
     revokeUserSessions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13818,6 +14572,7 @@ export interface operations {
             /** @description The sessions were ended. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13855,6 +14610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -13913,7 +14669,15 @@ export interface operations {
     getSessionById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -13925,6 +14689,7 @@ export interface operations {
             /** @description The session. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13933,6 +14698,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -13962,7 +14728,18 @@ export interface operations {
     revokeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14011,6 +14788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14073,7 +14851,19 @@ export interface operations {
     createOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14086,6 +14876,7 @@ export interface operations {
             /** @description The organization was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14094,7 +14885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14133,6 +14924,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14141,7 +14933,15 @@ export interface operations {
     getOrganizationById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14153,6 +14953,7 @@ export interface operations {
             /** @description The organization with its children. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14161,6 +14962,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -14190,7 +14992,18 @@ export interface operations {
     deleteOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14239,6 +15052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14248,7 +15062,18 @@ export interface operations {
     updateOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14264,6 +15089,7 @@ export interface operations {
             /** @description The organization after the change, with its children. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14272,7 +15098,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14309,6 +15135,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14387,7 +15214,15 @@ export interface operations {
     getAdminComplaintById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14399,6 +15234,7 @@ export interface operations {
             /** @description The complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14407,6 +15243,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14428,7 +15265,18 @@ export interface operations {
     deleteAdminComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14469,6 +15317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -14478,7 +15327,18 @@ export interface operations {
     updateAdminComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14494,6 +15354,7 @@ export interface operations {
             /** @description The updated complaint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14502,7 +15363,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14531,6 +15392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14541,7 +15403,18 @@ export interface operations {
     changeComplaintStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14557,6 +15430,7 @@ export interface operations {
             /** @description The complaint in its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14565,7 +15439,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14594,6 +15468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -14604,7 +15479,15 @@ export interface operations {
     getAdminComplaintStatusHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14616,6 +15499,7 @@ export interface operations {
             /** @description The status history, oldest entry first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14624,6 +15508,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14645,7 +15530,19 @@ export interface operations {
     assignComplaint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14661,6 +15558,7 @@ export interface operations {
             /** @description The complaint with its new assignee. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14669,7 +15567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14700,6 +15598,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14708,7 +15607,15 @@ export interface operations {
     listComplaintNotifications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -14720,6 +15627,7 @@ export interface operations {
             /** @description The notifications, newest first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14728,6 +15636,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14795,7 +15704,15 @@ export interface operations {
                 /** @description Range end (inclusive), ISO 8601 date-time. */
                 endDate?: components["parameters"]["EndDate"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14804,6 +15721,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14812,6 +15730,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14931,7 +15850,15 @@ export interface operations {
                 /** @description Window of `createdPerDay`, in days, ending today (UTC). */
                 days?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -14940,6 +15867,7 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14948,6 +15876,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15030,7 +15959,15 @@ export interface operations {
     getAdminTransportById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15042,6 +15979,7 @@ export interface operations {
             /** @description The transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15050,6 +15988,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15063,7 +16002,18 @@ export interface operations {
     deleteAdminTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15096,6 +16046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15105,7 +16056,18 @@ export interface operations {
     updateAdminTransport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15121,6 +16083,7 @@ export interface operations {
             /** @description The updated transport. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15129,7 +16092,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15158,6 +16121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15168,7 +16132,19 @@ export interface operations {
     applyTransportAction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15184,6 +16160,7 @@ export interface operations {
             /** @description The action is applied; the updated transport. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15192,7 +16169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15215,6 +16192,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15223,7 +16201,15 @@ export interface operations {
     getTransportStatusHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15235,6 +16221,7 @@ export interface operations {
             /** @description The status history, oldest first. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15243,6 +16230,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15256,7 +16244,19 @@ export interface operations {
     assignTransportCustomer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15272,6 +16272,7 @@ export interface operations {
             /** @description The customer is set; the updated transport. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15280,7 +16281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15311,6 +16312,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15322,7 +16324,15 @@ export interface operations {
                 /** @description Length in days of the `createdPerDay` window, ending today. */
                 days?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15331,6 +16341,7 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15339,6 +16350,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15400,7 +16412,15 @@ export interface operations {
     getReportedMessageById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15412,6 +16432,7 @@ export interface operations {
             /** @description The report. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15420,6 +16441,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15441,7 +16463,19 @@ export interface operations {
     resolveReportedMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15457,6 +16491,7 @@ export interface operations {
             /** @description The report after the decision. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15465,7 +16500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15496,6 +16531,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15504,7 +16540,19 @@ export interface operations {
     moderateForumTopic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15520,6 +16568,7 @@ export interface operations {
             /** @description The topic's moderation state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15528,7 +16577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15559,6 +16608,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15567,7 +16617,19 @@ export interface operations {
     moderateForumMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15583,6 +16645,7 @@ export interface operations {
             /** @description The message's moderation state after the action. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15591,7 +16654,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15611,8 +16674,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15621,7 +16686,15 @@ export interface operations {
     getForumStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15630,6 +16703,7 @@ export interface operations {
             /** @description The forum statistics. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15638,6 +16712,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15697,7 +16772,19 @@ export interface operations {
     createConfigCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15710,6 +16797,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15718,7 +16806,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15740,6 +16828,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15748,7 +16837,15 @@ export interface operations {
     getConfigCategoryById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15760,6 +16857,7 @@ export interface operations {
             /** @description The category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15768,6 +16866,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15789,7 +16888,18 @@ export interface operations {
     deleteConfigCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15830,6 +16940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -15839,7 +16950,18 @@ export interface operations {
     updateConfigCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15855,6 +16977,7 @@ export interface operations {
             /** @description The updated category. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15863,7 +16986,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15892,6 +17015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15902,7 +17026,18 @@ export interface operations {
     setConfigCategoryStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -15918,6 +17053,7 @@ export interface operations {
             /** @description The category with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15926,7 +17062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15946,6 +17082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -15997,7 +17134,19 @@ export interface operations {
     createConfigComplaintType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16010,6 +17159,7 @@ export interface operations {
             /** @description The complaint type was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16018,7 +17168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16040,6 +17190,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16048,7 +17199,15 @@ export interface operations {
     getConfigComplaintTypeById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16060,6 +17219,7 @@ export interface operations {
             /** @description The complaint type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16068,6 +17228,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16089,7 +17250,18 @@ export interface operations {
     deleteConfigComplaintType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16130,6 +17302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -16139,7 +17312,18 @@ export interface operations {
     updateConfigComplaintType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16155,6 +17339,7 @@ export interface operations {
             /** @description The updated complaint type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16163,7 +17348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16192,6 +17377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16202,7 +17388,18 @@ export interface operations {
     setConfigComplaintTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16218,6 +17415,7 @@ export interface operations {
             /** @description The complaint type with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16226,7 +17424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16246,6 +17444,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16305,7 +17504,19 @@ export interface operations {
     createConfigRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16318,6 +17529,7 @@ export interface operations {
             /** @description The role was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16326,7 +17538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16356,6 +17568,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16364,7 +17577,15 @@ export interface operations {
     getConfigRoleById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16376,6 +17597,7 @@ export interface operations {
             /** @description The role. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16384,6 +17606,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -16413,7 +17636,18 @@ export interface operations {
     deleteConfigRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16462,6 +17696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -16471,7 +17706,18 @@ export interface operations {
     updateConfigRole: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16487,6 +17733,7 @@ export interface operations {
             /** @description The role after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16495,7 +17742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16532,6 +17779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16542,7 +17790,18 @@ export interface operations {
     setConfigRoleStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16558,6 +17817,7 @@ export interface operations {
             /** @description The role after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16566,7 +17826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16603,6 +17863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16658,7 +17919,19 @@ export interface operations {
     createConfigTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16671,6 +17944,7 @@ export interface operations {
             /** @description The tag was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16679,7 +17953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16701,6 +17975,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16709,7 +17984,15 @@ export interface operations {
     getConfigTagById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16721,6 +18004,7 @@ export interface operations {
             /** @description The tag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16729,6 +18013,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16750,7 +18035,18 @@ export interface operations {
     deleteConfigTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16791,6 +18087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -16800,7 +18097,18 @@ export interface operations {
     updateConfigTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16816,6 +18124,7 @@ export interface operations {
             /** @description The updated tag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16824,7 +18133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16853,6 +18162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16863,7 +18173,18 @@ export interface operations {
     setConfigTagStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -16879,6 +18200,7 @@ export interface operations {
             /** @description The tag with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16887,7 +18209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16907,6 +18229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -16960,7 +18283,19 @@ export interface operations {
     createConfigVehicleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16973,6 +18308,7 @@ export interface operations {
             /** @description The vehicle type is created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16981,7 +18317,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17003,6 +18339,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17011,7 +18348,15 @@ export interface operations {
     getConfigVehicleTypeById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17023,6 +18368,7 @@ export interface operations {
             /** @description The vehicle type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17031,6 +18377,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17052,7 +18399,18 @@ export interface operations {
     deleteConfigVehicleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17093,6 +18451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -17102,7 +18461,18 @@ export interface operations {
     updateConfigVehicleType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17118,6 +18488,7 @@ export interface operations {
             /** @description The updated vehicle type. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17126,7 +18497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17155,6 +18526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17165,7 +18537,18 @@ export interface operations {
     setConfigVehicleTypeStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17181,6 +18564,7 @@ export interface operations {
             /** @description The vehicle type with its new status. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17189,7 +18573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17209,6 +18593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17268,7 +18653,19 @@ export interface operations {
     createConfigCountry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17281,6 +18678,7 @@ export interface operations {
             /** @description The country was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17289,7 +18687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17319,6 +18717,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17327,7 +18726,15 @@ export interface operations {
     getConfigCountryById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17339,6 +18746,7 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17347,6 +18755,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -17376,7 +18785,18 @@ export interface operations {
     deleteConfigCountry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17425,6 +18845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -17434,7 +18855,18 @@ export interface operations {
     updateConfigCountry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17450,6 +18882,7 @@ export interface operations {
             /** @description The country after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17458,7 +18891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17495,6 +18928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17505,7 +18939,18 @@ export interface operations {
     setConfigCountryStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17521,6 +18966,7 @@ export interface operations {
             /** @description The country after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17529,7 +18975,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17557,6 +19003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17618,7 +19065,19 @@ export interface operations {
     createConfigState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17631,6 +19090,7 @@ export interface operations {
             /** @description The state was created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17639,7 +19099,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17678,6 +19138,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17686,7 +19147,15 @@ export interface operations {
     getConfigStateById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17698,6 +19167,7 @@ export interface operations {
             /** @description The state. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17706,6 +19176,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the description). */
@@ -17735,7 +19206,18 @@ export interface operations {
     deleteConfigState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17784,6 +19266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -17793,7 +19276,18 @@ export interface operations {
     updateConfigState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17809,6 +19303,7 @@ export interface operations {
             /** @description The state after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17817,7 +19312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17854,6 +19349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17864,7 +19360,18 @@ export interface operations {
     setConfigStateStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -17880,6 +19387,7 @@ export interface operations {
             /** @description The state after the change. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17888,7 +19396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17916,6 +19424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -17981,7 +19490,19 @@ export interface operations {
     createAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17994,6 +19515,7 @@ export interface operations {
             /** @description The announcement is created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18002,7 +19524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18022,8 +19544,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18032,7 +19556,15 @@ export interface operations {
     getAdminAnnouncementById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18044,6 +19576,7 @@ export interface operations {
             /** @description The announcement. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18052,6 +19585,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18073,7 +19607,18 @@ export interface operations {
     deleteAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18105,6 +19650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -18114,7 +19660,18 @@ export interface operations {
     updateAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18130,6 +19687,7 @@ export interface operations {
             /** @description The updated announcement. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18138,7 +19696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18158,6 +19716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -18168,7 +19727,19 @@ export interface operations {
     publishAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18180,6 +19751,7 @@ export interface operations {
             /** @description The announcement after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18219,6 +19791,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18227,7 +19800,19 @@ export interface operations {
     archiveAnnouncement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18239,6 +19824,7 @@ export interface operations {
             /** @description The announcement after the change. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18269,6 +19855,7 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18277,7 +19864,19 @@ export interface operations {
     bulkActionAnnouncements: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18290,6 +19889,7 @@ export interface operations {
             /** @description The outcome for each id. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18298,7 +19898,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18309,8 +19909,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18372,7 +19974,19 @@ export interface operations {
     createTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18385,6 +19999,7 @@ export interface operations {
             /** @description The tutorial is created. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18393,7 +20008,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18413,8 +20028,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18423,7 +20040,15 @@ export interface operations {
     getAdminTutorialById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18435,6 +20060,7 @@ export interface operations {
             /** @description The tutorial. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18443,6 +20069,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18464,7 +20091,18 @@ export interface operations {
     deleteTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18505,6 +20143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -18514,7 +20153,18 @@ export interface operations {
     updateTutorial: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -18530,6 +20180,7 @@ export interface operations {
             /** @description The updated tutorial. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18538,7 +20189,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18567,6 +20218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

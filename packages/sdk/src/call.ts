@@ -27,6 +27,13 @@ export interface CallOptions {
   retries?: number;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /**
+   * The `Idempotency-Key` of a POST that takes one; by default a new random UUID per call (kept
+   * across the call's retries). Give your own to make a retry of a whole call, later, safe too.
+   */
+  idempotencyKey?: string;
+  /** `If-Match`: apply this PATCH, PUT or DELETE only if the resource still has this ETag (else 412 `PRECONDITION_FAILED`). */
+  ifMatch?: string;
 }
 
 type ParamArgs<K extends OperationId> = keyof ParamsOf<K> extends never

@@ -2,6 +2,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { bearerMiddleware } from './auth.js';
 import { splitArgs, type CallOptions, type ItemOf, type OperationMethods, type PagedOperationId, type ParamsOf } from './call.js';
 import { apiError, unwrap } from './errors.js';
+import { etagCache } from './etag-cache.js';
 import { toFormData } from './form-data.js';
 import { operationTable } from './operations.js';
 import type { components, operations, paths } from './schema.js';
@@ -23,6 +24,8 @@ export {
 export { memoryTokenStore, webStorageTokenStore, type TokenStore, type Tokens } from './tokens.js';
 export { bearerMiddleware, type BearerOptions } from './auth.js';
 export { paginate, type Page } from './paginate.js';
+import { paginate as paginatePages, type Page } from './paginate.js';
+export { etagCache } from './etag-cache.js';
 export { toFormData, type UploadFile } from './form-data.js';
 export { operationTable } from './operations.js';
 export type { BodyOf, CallArgs, CallOptions, ItemOf, OperationId, OperationMethods, PagedOperationId, ParamsOf, ResultOf } from './call.js';
@@ -41,12 +44,20 @@ export interface ClientOptions extends RetryOptions {
   onSessionExpired?: () => void;
   /** Timeout of each attempt in ms (0: none). Default 30 000; per call: `timeoutMs` in the call's options. */
   timeoutMs?: number;
+  /**
+   * Remember GET answers that carry an ETag and revalidate them with `If-None-Match` (a 304 is
+   * answered from memory and costs no quota): `true` for the last 200, or how many. Off by default.
+   */
+  etagCache?: boolean | number;
 }
 
 export type TransportOpsClient = Client<paths> & {
   /** Every operation by its operationId: `await api.op.getTransportById({ id: 42 })` resolves to the result or throws. */
   readonly op: OperationMethods;
-  /** Every item of a paged list operation, page after page: `for await (const t of api.paginate('listTransports', { status: 'PENDING' }))`. */
+  /**
+   * Every item of a paged list operation, page after page: `for await (const t of api.paginate('listTransports', { status: 'PENDING' }))`.
+   * Lists that hand out `meta.next_cursor` are followed by their cursor (no 10,000-row offset cap).
+   */
   paginate<K extends PagedOperationId>(
     operationId: K,
     params?: Omit<ParamsOf<K>, 'page'>,
@@ -65,13 +76,25 @@ function bodySerializer(body: unknown): string | FormData {
   return body instanceof FormData ? body : JSON.stringify(body);
 }
 
-type Init = { body?: unknown; fetch?: (request: Request) => Promise<Response> } & RequestSettings & Record<string, unknown>;
+type Init = {
+  body?: unknown;
+  fetch?: (request: Request) => Promise<Response>;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+  ifMatch?: string;
+} & RequestSettings &
+  Record<string, unknown>;
 const METHODS = ['GET', 'PUT', 'POST', 'PATCH', 'DELETE'] as const;
-const multipart = new Set(
-  Object.values(operationTable)
-    .filter(([, , flags]) => flags & 4)
-    .map(([method, path]) => `${method} ${path}`),
-);
+const withFlag = (flag: number) =>
+  new Set(
+    Object.values(operationTable)
+      .filter(([, , flags]) => flags & flag)
+      .map(([method, path]) => `${method} ${path}`),
+  );
+const multipart = withFlag(4);
+/** POSTs that take an `Idempotency-Key`: each call gets one, so the call's retries are safe. */
+const keyed = withFlag(16);
+const newKey = () => crypto.randomUUID();
 
 export function createTransportOpsClient(options: ClientOptions): TransportOpsClient {
   const { timeoutMs, retries, baseDelayMs, maxDelayMs } = options;
@@ -81,17 +104,26 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
     baseDelayMs,
     maxDelayMs,
   });
-  const fetchImpl = (request: Request) => send(request);
+  const cache = options.etagCache ? etagCache((request) => send(request), options.etagCache === true ? 200 : options.etagCache) : null;
+  const fetchImpl = cache ?? ((request: Request) => send(request));
   const store = options.tokenStore ?? memoryTokenStore();
   const auth = createClient<paths>({ baseUrl: options.authUrl ?? options.baseUrl, fetch: fetchImpl });
   const api = createClient<paths>({ baseUrl: options.baseUrl, fetch: fetchImpl, bodySerializer });
 
-  // Per-call settings (`timeoutMs`, `retries`) and plain-object bodies of upload operations.
+  // Per-call settings (`timeoutMs`, `retries`), idempotency keys, `If-Match`, and plain-object bodies of upload operations.
   for (const method of METHODS) {
     const original = api[method] as (path: string, init?: Init) => Promise<unknown>;
-    (api as unknown as Record<string, unknown>)[method] = (path: string, init?: Init) => {
+    (api as unknown as Record<string, unknown>)[method] = (path: string, given?: Init) => {
+      let init = given;
+      const key = keyed.has(`${method} ${path}`);
+      if (key || init?.ifMatch) {
+        const headers: Record<string, string> = { ...init?.headers };
+        if (key) headers['idempotency-key'] ??= init?.idempotencyKey ?? newKey();
+        if (init?.ifMatch) headers['if-match'] = init.ifMatch;
+        init = { ...init, headers };
+      }
       if (!init) return original(path, init);
-      const { timeoutMs: t, retries: r, ...rest } = init;
+      const { timeoutMs: t, retries: r, idempotencyKey: _k, ifMatch: _m, ...rest } = init;
       const body = multipart.has(`${method} ${path}`) && rest.body && !(rest.body instanceof FormData) ? toFormData(rest.body) : rest.body;
       const perCall =
         t !== undefined || r !== undefined ? { fetch: (request: Request) => send(request, { timeoutMs: t, retries: r }) } : {};
@@ -118,6 +150,8 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
           params,
           body,
           headers: o.headers,
+          idempotencyKey: o.idempotencyKey,
+          ifMatch: o.ifMatch,
           signal: o.signal,
           timeoutMs: o.timeoutMs,
           retries: o.retries,
@@ -131,14 +165,8 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
   ) as unknown as OperationMethods;
 
   async function* paginate(operationId: string, params: object = {}, callOptions?: CallOptions) {
-    const list = (
-      op as unknown as Record<string, (p: object, o?: CallOptions) => Promise<{ data: unknown[]; meta: { total_pages: number } }>>
-    )[operationId]!;
-    for (let page = 1; ; page += 1) {
-      const { data, meta } = await list({ ...params, page }, callOptions);
-      yield* data;
-      if (page >= meta.total_pages || data.length === 0) return;
-    }
+    const list = (op as unknown as Record<string, (p: object, o?: CallOptions) => Promise<Page<unknown>>>)[operationId]!;
+    yield* paginatePages((page, cursor) => list(cursor ? { ...params, cursor } : { ...params, page }, callOptions));
   }
 
   return Object.assign(api, {
@@ -160,6 +188,7 @@ export function createTransportOpsClient(options: ClientOptions): TransportOpsCl
         if (!response.ok && response.status !== 401) unwrap({ error, response });
       } finally {
         await store.set(null);
+        cache?.clear();
       }
     },
   });

@@ -36,9 +36,12 @@ const newRequestId = () =>
 /**
  * Wraps fetch with what every call needs: an `x-request-id` (kept across attempts, carried by every
  * error), a timeout per attempt, and retries with exponential backoff. Network failures and timeouts
- * are retried for idempotent methods only (a POST may have been processed); 429 and 503 are retried
- * for every method, after the server's `Retry-After` when it sends one (the server did not process
- * the request). Failures without an answer become NetworkError or TimeoutError.
+ * are retried for idempotent methods, and for a POST carrying an `Idempotency-Key` (the server runs
+ * it once per key and replays its answer), never for another POST (it may have been processed);
+ * 429 and 503 are retried for every method, after the server's `Retry-After` when it sends one (the
+ * server did not process the request), and so is a keyed POST's 409 with `Retry-After` (the first
+ * request with the key is still running: the retry gets its answer). Failures without an answer
+ * become NetworkError or TimeoutError.
  */
 export function resilientFetch(fetchImpl: Fetch, defaults: RequestSettings = {}) {
   return async (request: Request, settings: RequestSettings = {}): Promise<Response> => {
@@ -46,7 +49,8 @@ export function resilientFetch(fetchImpl: Fetch, defaults: RequestSettings = {})
     const { retries = 2, baseDelayMs = 300, maxDelayMs = 30_000, timeoutMs = 30_000 } = { ...defaults, ...given };
     if (!request.headers.has('x-request-id')) request.headers.set('x-request-id', newRequestId());
     const requestId = request.headers.get('x-request-id')!;
-    const idempotent = IDEMPOTENT.has(request.method);
+    const keyed = request.headers.has('idempotency-key');
+    const idempotent = keyed || IDEMPOTENT.has(request.method);
     const backoff = (attempt: number) => Math.min(maxDelayMs, baseDelayMs * 2 ** attempt * (0.5 + Math.random() / 2));
 
     for (let attempt = 0; ; attempt += 1) {
@@ -78,7 +82,10 @@ export function resilientFetch(fetchImpl: Fetch, defaults: RequestSettings = {})
         request.signal.removeEventListener('abort', cancel);
       }
       const retryable =
-        response.status === 429 || response.status === 503 || (idempotent && (response.status === 502 || response.status === 504));
+        response.status === 429 ||
+        response.status === 503 ||
+        (idempotent && (response.status === 502 || response.status === 504)) ||
+        (keyed && response.status === 409 && response.headers.has('retry-after'));
       if (last || !retryable) return response;
       const wait = retryAfterMs(response) ?? backoff(attempt);
       if (wait > maxDelayMs) return response;

@@ -72,10 +72,41 @@ describe('retries', () => {
     expect(new Set(sent.map((r) => r.headers.get('x-request-id'))).size).toBe(1);
   });
 
-  it('never repeats a POST after a network failure: it may have been processed', async () => {
+  it('never repeats a POST without an idempotency key after a network failure: it may have been processed', async () => {
     const { sent, fetch } = scripted(new TypeError('socket hang up'), ok({}));
-    await expect(client(fetch).op.createComplaint({ transportId: 1, label: 'Late' } as never)).rejects.toBeInstanceOf(NetworkError);
+    await expect(client(fetch).op.logout()).rejects.toBeInstanceOf(NetworkError);
     expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers.has('idempotency-key')).toBe(false);
+  });
+
+  it('gives every POST that takes one a new Idempotency-Key, and repeats it under the same key after a network failure', async () => {
+    const { sent, fetch } = scripted(new TypeError('socket hang up'), ok({ id: 1 }), ok({ id: 2 }));
+    const api = client(fetch);
+    expect(await api.op.createComplaint({ transportId: 1, label: 'Late' } as never)).toEqual({ id: 1 });
+    expect(await api.op.createComplaint({ transportId: 1, label: 'Late' } as never)).toEqual({ id: 2 });
+    const keys = sent.map((r) => r.headers.get('idempotency-key'));
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+  });
+
+  it('waits for a keyed POST still in flight (409 with Retry-After) and takes the replayed answer; a 409 without it is final', async () => {
+    const inUse = failure(409, { code: 'IDEMPOTENCY_KEY_IN_USE', retryAfterSeconds: 0 }, { 'retry-after': '0' });
+    const { sent, fetch } = scripted(inUse, ok({ id: 7 }), failure(409, { code: 'IDEMPOTENCY_OUTCOME_UNKNOWN' }));
+    const api = client(fetch);
+    expect(await api.op.createTransport({} as never, { idempotencyKey: 'k-1' })).toEqual({ id: 7 });
+    expect(sent.map((r) => r.headers.get('idempotency-key'))).toEqual(['k-1', 'k-1']);
+    const unknown = await api.op.createTransport({} as never, { idempotencyKey: 'k-2' }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ status: 409, code: 'IDEMPOTENCY_OUTCOME_UNKNOWN' });
+    expect(sent).toHaveLength(3);
+  });
+
+  it('sends If-Match from the ifMatch option, in the concise and the path form', async () => {
+    const { sent, fetch } = scripted(ok({ id: 9 }), ok({ id: 9 }));
+    const api = client(fetch);
+    await api.op.updateTransport({ id: 9 }, { loadingPoint: 'Lyon' }, { ifMatch: '"abc"' });
+    await api.PATCH('/trade/transports/{id}', { params: { path: { id: 9 } }, body: { loadingPoint: 'Lyon' }, ifMatch: '"def"' } as never);
+    expect(sent.map((r) => r.headers.get('if-match'))).toEqual(['"abc"', '"def"']);
   });
 
   it('repeats any call answered 429, after the Retry-After the server asks for, with the same body', async () => {
@@ -138,6 +169,27 @@ describe('the concise form', () => {
     for await (const t of client(fetch).paginate('listTransports', { limit: 2 })) ids.push(t.id);
     expect(ids).toEqual([1, 2, 3, 4, 5]);
     expect(sent.map((r) => new URL(r.url).search)).toEqual(['?limit=2&page=1', '?limit=2&page=2', '?limit=2&page=3']);
+  });
+
+  it('follows meta.next_cursor where the list hands one out, and stops at its null', async () => {
+    const page = (ids: number[], next: string | null) =>
+      ok({ data: ids.map((id) => ({ id })), meta: { current_page: 1, total_pages: 1, total: 5, limit: 2, next_cursor: next } });
+    const { sent, fetch } = scripted(page([1, 2], 'c2'), page([3, 4], 'c3'), page([5], null));
+    const ids: number[] = [];
+    for await (const t of client(fetch).paginate('listTransports', { limit: 2 })) ids.push(t.id);
+    expect(ids).toEqual([1, 2, 3, 4, 5]);
+    expect(sent.map((r) => new URL(r.url).search)).toEqual(['?limit=2&page=1', '?limit=2&cursor=c2', '?limit=2&cursor=c3']);
+  });
+
+  it('revalidates a remembered GET with If-None-Match and answers a 304 from memory when etagCache is on', async () => {
+    const { sent, fetch } = scripted(
+      envelope(200, { success: true, message: 'ok', result: { id: 3, v: 1 }, errors: null, except: null }, { etag: '"t1"' }),
+      new Response(null, { status: 304, headers: { etag: '"t1"' } }),
+    );
+    const api = client(fetch, { etagCache: true });
+    expect(await api.op.getTransportById({ id: 3 })).toEqual({ id: 3, v: 1 });
+    expect(await api.op.getTransportById({ id: 3 })).toEqual({ id: 3, v: 1 });
+    expect(sent.map((r) => r.headers.get('if-none-match'))).toEqual([null, '"t1"']);
   });
 
   it('sends upload operations as multipart built from a plain, typed object', async () => {

@@ -170,11 +170,14 @@ export function autocannon(
   const headers: Record<string, string> = {};
   if (s && s.role !== 'anonymous') headers.authorization = `Bearer ${options.tokens?.get(s.role)}`;
   if (s?.body) headers['content-type'] = 'application/json';
+  if (s?.headers) Object.assign(headers, s.headers);
   const run = {
     url: target,
     connections: options.connections ?? 1,
     duration,
     headers,
+    // `[<id>]` in a header or the body becomes a new UUID per request (idempotency keys).
+    idReplacement: s?.headers !== undefined,
     method: s?.body ? s.method : 'GET',
     ...(s?.body ? { body: JSON.stringify(s.body) } : {}),
   };

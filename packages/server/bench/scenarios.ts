@@ -7,6 +7,8 @@ export interface Scenario {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** Request headers; `[<id>]` in a value becomes a new UUID per request (autocannon's idReplacement). */
+  headers?: Record<string, string>;
   /** Counted in the flat-latency target (lists and statistics). */
   list: boolean;
   /** Side effects or password hashing: no bare replay. */
@@ -115,22 +117,35 @@ export function scenarios(c: Context): Scenario[] {
     list('configuration: categories', 'supervisor', '/admin/configurations/categories?scope=FORUM'),
     list('configuration: vehicle types', 'supervisor', '/admin/configurations/vehicle-types'),
     { name: 'transport detail', role: 'supervisor', method: 'GET', path: `/trade/transports/${c.transportId}`, list: false },
+    // `If-None-Match: *` names any current representation: a 304 without a body.
     {
-      name: 'create transport',
-      role: 'agent',
-      method: 'POST',
-      path: '/trade/transports',
-      body: {
-        chargerFirstName: 'Marc',
-        chargerLastName: 'Dubois',
-        vehicleTypeId: 1,
-        loadingPoint: 'Lyon, port terminal',
-        productLabel: 'Steel coils',
-        productQuantity: 2,
-        averageUnitPrice: 100,
-      },
+      name: 'transport detail, conditional (304)',
+      role: 'supervisor',
+      method: 'GET',
+      path: `/trade/transports/${c.transportId}`,
+      headers: { 'if-none-match': '*' },
       list: false,
       noReplay: true,
     },
+    ...writeScenarios(),
+  ];
+}
+
+const NEW_TRANSPORT = {
+  chargerFirstName: 'Marc',
+  chargerLastName: 'Dubois',
+  vehicleTypeId: 1,
+  loadingPoint: 'Lyon, port terminal',
+  productLabel: 'Steel coils',
+  productQuantity: 2,
+  averageUnitPrice: 100,
+};
+
+/** Creating a transport without and with an idempotency key (a new one per request: each is claimed, run and stored). */
+export function writeScenarios(): Scenario[] {
+  const create = { role: 'agent', method: 'POST', path: '/trade/transports', body: NEW_TRANSPORT, list: false, noReplay: true } as const;
+  return [
+    Object.assign({ name: 'create transport' }, create),
+    Object.assign({ name: 'create transport, idempotency key', headers: { 'idempotency-key': '[<id>]' } }, create),
   ];
 }

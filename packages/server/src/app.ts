@@ -31,6 +31,8 @@ import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
 import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
+import writeSafety from './plugins/write-safety.js';
+import writeSafetySweeper from './modules/write-safety/sweeper.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -99,9 +101,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(security);
   await app.register(uploads);
   await app.register(fileStore);
+  // After security and uploads: the caller is known and the body read when a key is claimed.
+  await app.register(writeSafety);
   await app.register(docs);
   await app.register(outboxWorker);
   await app.register(attachmentSweeper);
+  await app.register(writeSafetySweeper);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

@@ -65,6 +65,8 @@ export interface Config {
   mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
   /** Period of the sweep of complaint attachments never linked to a complaint (0: no background loop). */
   attachmentSweepIntervalMs: number;
+  /** Period of the sweep of expired idempotency keys and stale resource locks (0: no background loop). */
+  idempotencySweepIntervalMs: number;
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -106,6 +108,7 @@ interface Env {
   MAIL_FROM: string;
   OUTBOX_INTERVAL_MS: number;
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
+  IDEMPOTENCY_SWEEP_INTERVAL_MS: number;
   SANDBOX?: boolean;
 }
 
@@ -145,6 +148,7 @@ const schema = {
     MAIL_FROM: { type: 'string', minLength: 3, default: 'Transport Operations <no-reply@transport-ops.example>' },
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    IDEMPOTENCY_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     SANDBOX: { type: 'boolean' },
   },
 } as const;
@@ -255,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
+    idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     sandbox: e.SANDBOX ?? false,
   };
 }
@@ -326,6 +331,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       jwt: Object.assign({}, base.jwt, { secret: randomBytes(32).toString('hex') }),
       mail,
       attachmentSweepIntervalMs,
+      idempotencySweepIntervalMs: 0,
       readinessTimeoutMs,
     },
     overrides,

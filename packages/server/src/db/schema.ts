@@ -357,6 +357,31 @@ export interface ContentViewsTable {
   day: string;
 }
 
+/** Headers kept with a stored answer to replay (name -> value). */
+export type StoredHeaders = Record<string, string>;
+
+/** A caller's `Idempotency-Key` (migration 0014): claimed, then holding the answer to replay. */
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  /** Null while the first request is in flight. */
+  status: number | null;
+  headers: NullableJson<StoredHeaders>;
+  body: string | null;
+  locked_until: RequiredTimestamp;
+  expires_at: RequiredTimestamp;
+  created_at: Timestamp;
+}
+
+/** A short lease on a resource held by a conditional write (migration 0014). */
+export interface ResourceLocksTable {
+  resource: string;
+  holder: string;
+  locked_until: RequiredTimestamp;
+}
+
 export interface ComplaintAttachmentsTable {
   id: Generated<number>;
   complaint_id: number | null;
@@ -684,6 +709,8 @@ export interface Database {
   tutorial_progress: TutorialProgressTable;
   certificates: CertificatesTable;
   content_views: ContentViewsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  resource_locks: ResourceLocksTable;
 }
 
 export type Role = Selectable<RolesTable>;

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listOperations, type OpenApiDocument } from '../contract.js';
+import { finishAnswer, policies } from '../plugins/write-safety.js';
 import type { FileResult, Handlers } from './handlers.js';
 import { sharedBody } from './shared-results.js';
 
@@ -35,6 +36,8 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
     const handler = handlers[operationId] as (r: FastifyRequest, p: FastifyReply) => Promise<unknown>;
     const statuses = Object.keys((operation as unknown as { responses: object }).responses).map(Number);
     const status = Math.min(...statuses.filter((s) => s >= 200 && s < 300));
+    // ETags, conditional writes and idempotency keys (plugins/write-safety.ts), where the contract declares them.
+    const policy = policies.get(operationId);
     service[operationId] = async (req, reply) => {
       const out = (await handler(req, reply)) as { status?: number; message: string; result: unknown } | FileResult;
       if ('file' in out) {
@@ -52,6 +55,7 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
       const body =
         sharedBody(out.result, operationId, out.message, code, () => serialize(reply, code, envelopeOf(out))) ??
         serialize(reply, code, envelopeOf(out));
+      if (policy) return finishAnswer(req, reply, policy, code, body);
       return reply.type(JSON_TYPE).send(body);
     };
   }

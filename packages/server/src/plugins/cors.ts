@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 /** Local development origins: any port on localhost or the loopback addresses. */
 const LOCAL = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
-/** Headers a browser app may read: request ids, rate limits, retry hints and file names. */
+/** Headers a browser app may read: request ids, rate limits, retry hints, file names, entity tags and replays. */
 export const EXPOSED_HEADERS = [
   'x-request-id',
   'x-ratelimit-limit',
@@ -12,6 +12,8 @@ export const EXPOSED_HEADERS = [
   'x-ratelimit-reset',
   'retry-after',
   'content-disposition',
+  'etag',
+  'idempotent-replayed',
   // A deprecated operation's announcement (plugins/deprecation.ts), readable by a browser client too.
   'deprecation',
   'sunset',

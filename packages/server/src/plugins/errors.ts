@@ -84,6 +84,7 @@ export default fp(async function errors(app: FastifyInstance) {
     if (error instanceof AppError) {
       // The rest of an oversized body is not read: the connection closes after the answer.
       if (error.statusCode === 413) reply.header('connection', 'close');
+      // Codes that tell when to retry (RATE_LIMITED, IDEMPOTENCY_KEY_IN_USE) say it in the header too.
       if ('retryAfterSeconds' in error.detail) reply.header('retry-after', String(error.detail.retryAfterSeconds));
       return reply.code(error.statusCode).send(envelope(error.message, error.detail));
     }

@@ -5,6 +5,7 @@ import { AppError, ListError } from '../http/errors.js';
 import { TokenInvalid, type AccessClaims, type AccessLevel } from '../modules/auth/tokens.js';
 import { UNLIMITED } from './rate-limit.js';
 import { hookList } from '../http/route-hooks.js';
+import { conditionalLimiter, policies } from './write-safety.js';
 
 /** Who is calling: the verified access token of an active session. */
 export interface AuthContext {
@@ -127,14 +128,17 @@ export default fp(async function security(app: FastifyInstance) {
     };
 
   const limiter = app.rateLimit();
+  // GETs that send an ETag: a 304 is not counted (plugins/write-safety.ts).
+  const etagLimiter = conditionalLimiter(app, limiter);
 
   app.addHook('onRoute', (route) => {
     const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
     // Public operations (login, refresh, validation, ...) never read the bearer token: they are
     // counted against the client address, and a token (of any user) cannot lift their limit.
     const identifying = operationId !== undefined && publicOperations.has(operationId) ? [] : [identify];
+    const conditional = route.method === 'GET' && operationId !== undefined && policies.get(operationId)?.etag === true;
     // Probes are never limited: their routes go without the limiter.
-    const first = UNLIMITED.has(route.url) ? identifying : [...identifying, limiter];
+    const first = UNLIMITED.has(route.url) ? identifying : [...identifying, conditional ? etagLimiter : limiter];
     if (route.method === 'HEAD' || route.url.startsWith('/docs') || route.url === '/openapi.json') {
       route.onRequest = first;
       return;

@@ -79,6 +79,18 @@ export function hardenSchema(schema: unknown, closeObject = false): unknown {
   return out;
 }
 
+/**
+ * A headers schema with its property names in lower case, as Node gives request headers
+ * (`Idempotency-Key` arrives as `idempotency-key`). Fastify does this itself only for its own
+ * validator compiler, never for a custom one like this plugin's.
+ */
+export function lowerCaseHeaders(schema: unknown): unknown {
+  const s = schema as { properties?: Record<string, unknown>; required?: string[] };
+  if (typeof s !== 'object' || s === null || !s.properties) return schema;
+  const properties = Object.fromEntries(Object.entries(s.properties).map(([name, value]) => [name.toLowerCase(), value]));
+  return Object.assign({}, s, { properties }, s.required ? { required: s.required.map((name) => name.toLowerCase()) } : {});
+}
+
 interface BodyRule {
   mediaTypes: string[];
   required: boolean;
@@ -125,7 +137,8 @@ export default fp(async function validation(app: FastifyInstance) {
   const precompiled = capture ? null : loadPrecompiled<Validate>('validators');
   app.setValidatorCompiler(({ schema, httpPart, contentType }) => {
     const json = httpPart === 'body' && (contentType === undefined || contentType === 'application/json');
-    const compiled: CompiledSchema = { coerce: !json, schema: hardenSchema(schema, httpPart === 'querystring') as object };
+    const source = httpPart === 'headers' ? lowerCaseHeaders(schema) : schema;
+    const compiled: CompiledSchema = { coerce: !json, schema: hardenSchema(source, httpPart === 'querystring') as object };
     if (capture) {
       capture(compiled);
       return () => true;

@@ -209,6 +209,8 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
         `${operationId} ${res.statusCode} response breaks the contract: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(body).slice(0, 800)}`,
       ).toBe(true);
     }
+    if (contentType === '')
+      expect(res.rawPayload.length, `${operationId} answered ${res.statusCode} with a body but no content type`).toBe(0);
     if (res.statusCode < 300) recordCovered(operationId);
     return { status: res.statusCode, body: body as ResponseBody<K>, headers: res.headers, raw: res };
   }
