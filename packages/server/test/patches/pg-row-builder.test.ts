@@ -1,11 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect.js';
-import { REMEMBERED_SHAPES, rowsToObjects } from '../../src/db/rows.js';
+import { CHECKED, REMEMBERED_SHAPES, rowsToObjects } from '../../src/patches/pg-row-builder.js';
+import { installedVersion, withinChecked } from '../support/installed.js';
 
 const url = process.env.DATABASE_URL;
 const fields = (...names: string[]) => names.map((name) => ({ name }));
+
+/*
+ * The pg row builder patch (src/patches/pg-row-builder.ts) works around how pg builds its row
+ * objects: these tests fail when an upgrade changes that, or when pg's array rows stop matching.
+ */
+describe('the pg row builder patch', () => {
+  it('runs on a pg version it was checked against', () => {
+    const version = installedVersion(CHECKED.package);
+    expect(
+      withinChecked(version, CHECKED),
+      `pg ${version} is outside ${CHECKED.from} - <${CHECKED.below}: recheck src/patches/pg-row-builder.ts`,
+    ).toBe(true);
+  });
+
+  it('still has a reason: pg builds each object row by spreading one prebuilt object', () => {
+    // When this fails, pg builds rows another way: measure again, and drop the patch if its gain is gone.
+    const result = readFileSync(createRequire(import.meta.url).resolve('pg/lib/result.js'), 'utf8');
+    expect(result).toMatch(/parseRow\(rowData\) \{\s*const row = \{ \.\.\.this\._prebuiltEmptyResultObject \}/);
+  });
+
+  it("gets from pg's rowMode 'array' values parsed by the same type parsers (int8 as a number)", () => {
+    const query = new pg.Query({ text: 'select 1', rowMode: 'array' } as pg.QueryConfig);
+    const result = (query as unknown as { _result: { parseRow(values: unknown[]): unknown; addFields(f: object[]): void } })._result;
+    result.addFields([{ name: 'n', dataTypeID: 20, format: 'text' }]);
+    expect(result.parseRow(['42'])).toEqual([42]);
+  });
+});
 
 describe('rows built by a compiled literal per statement', () => {
   it('makes each array row an object keyed by column name, in column order', () => {
