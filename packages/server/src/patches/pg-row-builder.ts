@@ -14,8 +14,8 @@
  * every statement the API sends: with more than a few result shapes it turns megamorphic, and V8
  * copies each row through its generic property-definition runtime (`SetDataProperties`,
  * `CreateDataProperty`, `CloneObjectIC_Slow`). It also generates code at run time.
- * Measured gain (callgrind on the server's main thread, a page of ten customers on PostgreSQL):
- * 1.367M -> 1.319M machine instructions per request (pg's copy was about 96,000 of them), 4-7% less
+ * Measured gain: 1.367M -> 1.319M machine instructions per request on a page of ten customers on
+ * PostgreSQL (callgrind on the server's main thread; pg's copy was about 96,000 of them), 4-7% less
  * CPU per request after a mixed warm-up.
  * Checked against: pg 8.16-8.23 (`CHECKED`); test/patches/pg-row-builder.test.ts fails when the
  * installed version leaves that range, when pg's rows are no longer built by that spread (the
