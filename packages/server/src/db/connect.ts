@@ -7,7 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir } from './lock.js';
-import { type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
+import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
 import type { Database } from './schema.js';
@@ -59,10 +59,11 @@ const stalePlan = (error: Error) =>
  * sent as `{ name, text, values }`. A prepared statement whose result columns changed under it
  * (DDL while the server runs) fails once with "cached plan must not change result type"; that
  * connection is then dropped, so the next one prepares the statement afresh.
- * Every `query(text, values)` is sent in pg's callback form (the callback given with the query):
- * pg's own promise form sets the callback afterwards, and its queries' rows, too, were promoted.
- * Only pg's public API is used here: the client counts its own queries in flight and the
- * statements it has named (pg's `_queryQueue` and its connection's statement maps are internals).
+ * Every `query(text, values)` is built as a pg Query with its callback given to the constructor:
+ * pg's own promise form sets the callback afterwards, and its queries' rows, too, were promoted
+ * (how the query is built, named and given array rows: patches/pg-row-builder.ts).
+ * The client counts its own queries in flight and the statements it has named (pg's `_queryQueue`
+ * and its connection's statement maps are internals).
  */
 class ResilientClient extends pg.Client {
   /** Queries sent and not yet answered (the read timeout applies only while there are some). */
@@ -98,17 +99,15 @@ class ResilientClient extends pg.Client {
     // One statement per query (extended protocol: named, or with parameters): its rows come as
     // arrays and are made into objects by the statement's compiled builder (see patches/pg-row-builder.ts).
     const single = name !== null || values.length > 0;
-    const config: pg.QueryConfig = { text, values };
-    if (name !== null) config.name = name;
-    if (single) (config as pg.QueryArrayConfig).rowMode = 'array';
     this.inFlight++;
     const result = new Promise((resolve, reject) => {
-      (super.query as (c: pg.QueryConfig, cb: (error: Error | null, res: unknown) => void) => void)(config, (error, res) => {
+      const query = arrayRowsQuery(text, values, name, single, (error, res) => {
         this.settle();
         if (error) return reject(error);
         if (single) rowsToObjects(text, res as { rows: unknown[]; fields: FieldDescription[] });
         resolve(res);
       });
+      (super.query as (q: pg.Query) => void)(query);
     });
     result.catch((error: unknown) => {
       if (error instanceof Error && stalePlan(error)) this.connection.stream.destroy();

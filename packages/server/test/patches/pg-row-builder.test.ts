@@ -4,7 +4,7 @@ import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect.js';
-import { CHECKED, REMEMBERED_SHAPES, rowsToObjects } from '../../src/patches/pg-row-builder.js';
+import { arrayRowsQuery, CHECKED, REMEMBERED_SHAPES, rowsToObjects } from '../../src/patches/pg-row-builder.js';
 import { installedVersion, withinChecked } from '../support/installed.js';
 
 const url = process.env.DATABASE_URL;
@@ -29,11 +29,33 @@ describe('the pg row builder patch', () => {
     expect(result).toMatch(/parseRow\(rowData\) \{\s*const row = \{ \.\.\.this\._prebuiltEmptyResultObject \}/);
   });
 
-  it("gets from pg's rowMode 'array' values parsed by the same type parsers (int8 as a number)", () => {
-    const query = new pg.Query({ text: 'select 1', rowMode: 'array' } as pg.QueryConfig);
-    const result = (query as unknown as { _result: { parseRow(values: unknown[]): unknown; addFields(f: object[]): void } })._result;
-    result.addFields([{ name: 'n', dataTypeID: 20, format: 'text' }]);
-    expect(result.parseRow(['42'])).toEqual([42]);
+  it("builds a named query whose rows are arrays parsed by pg's type parsers (int8 as a number)", () => {
+    let answered: unknown;
+    const query = arrayRowsQuery('select $1::int8 as n', ['42'], 'q_patch', true, (_error, result) => {
+      answered = result;
+    });
+    const internals = query as unknown as {
+      name: string;
+      callback: unknown;
+      _result: { rowAsArray: boolean; parseRow(v: unknown[]): unknown; addFields(f: object[]): void };
+    };
+    expect(internals.name).toBe('q_patch');
+    expect(typeof internals.callback).toBe('function');
+    expect(internals._result.rowAsArray).toBe(true);
+    internals._result.addFields([{ name: 'n', dataTypeID: 20, format: 'text' }]);
+    expect(internals._result.parseRow(['42'])).toEqual([42]);
+    const plain = arrayRowsQuery('select 1 as n', [], null, false, () => {}) as unknown as typeof internals;
+    plain._result.addFields([{ name: 'n', dataTypeID: 20, format: 'text' }]);
+    expect(plain._result.parseRow(['1'])).toEqual({ n: 1 });
+    expect(answered).toBeUndefined();
+  });
+
+  it("still has a reason to build queries from text: pg copies a config object's descriptors on every query", () => {
+    // When this fails, pg no longer copies the config: pass { text, values, name, rowMode: 'array' } instead.
+    const utils = readFileSync(createRequire(import.meta.url).resolve('pg/lib/utils.js'), 'utf8');
+    expect(utils).toMatch(
+      /Object\.defineProperties\(Object\.create\(Object\.getPrototypeOf\(config\)\), Object\.getOwnPropertyDescriptors\(config\)\)/,
+    );
   });
 });
 
