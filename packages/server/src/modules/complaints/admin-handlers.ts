@@ -6,11 +6,19 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
-import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './change-repository.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
-import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, ownedScope, workableComplaints } from './rules.js';
+import {
+  checkReferences,
+  COMPLAINT_WORKFLOW,
+  complaintNotFound,
+  DELETABLE_BY_ADMIN,
+  notEditable,
+  ownedComplaints,
+  ownedScope,
+  workableComplaints,
+} from './rules.js';
 import { complaintStats } from './stats-repository.js';
 import { toNotification } from '../notifications/mappers.js';
 
