@@ -40,9 +40,34 @@ export interface paths {
          *     - 400: the body is not valid (missing `username` or `password`, unknown field); `errors` lists the rule broken.
          *     - 401: wrong username or password, or the account is inactive; `errors` is a list of strings.
          *       Design decision: an inactive account gets the same answer as wrong credentials, so that
-         *       account states are not revealed.
+         *       account states are not revealed. A production server also answers this to the password of
+         *       the development demo accounts, whatever the account (see *Demo accounts* in the
+         *       introduction of a development server's documentation): demo data copied into production
+         *       never opens a session.
          *     - 413: the body exceeds 10 MB.
-         *     - 429: more than 100 unauthenticated requests per hour from this client address.
+         *     - 429 `RATE_LIMITED`: more than 100 requests per hour from this client address to the public
+         *       operations (see *Throttling* below).
+         *     - 429 `LOGIN_LOCKED`: the username is locked after too many unsuccessful logins (see
+         *       *Throttling* below).
+         *
+         *     Throttling, per address and per account:
+         *     - Per client address: login, like every public operation (`/auth/refresh`, `/auth/validate`,
+         *       certificate verification), is counted against the unauthenticated quota of the client
+         *       address (100 per hour), whatever `Authorization` header comes with it: a bearer token,
+         *       valid or not, is not read here and never moves the request onto a user's quota.
+         *     - Per username, across every address and every instance (counted in the database): each
+         *       login attempt is counted for its username before the password is checked. The username is
+         *       compared in its normalised form (Unicode NFKC, trimmed, lower case), and unknown usernames
+         *       are counted exactly like existing ones, so the answers never reveal whether an account
+         *       exists. The 5th unsuccessful attempt within 15 minutes locks the username for 1 minute;
+         *       each further lock lasts twice as long as the previous one (2, 4, 8 ... minutes, at most
+         *       60). While locked, every login for the username answers 429 `LOGIN_LOCKED` with
+         *       `retryAfterSeconds` and a `retry-after` header, **the right password included**, and the
+         *       password is not checked. A successful login clears the count and the lock history; so does a
+         *       day without attempts.
+         *     - Design decision: a lock refuses the account's owner too (an attacker can delay a login by at
+         *       most the lock's length, never block an account for good); this is the price of making
+         *       password guessing on one account slow whatever the number of addresses used.
          */
         post: operations["login"];
         delete?: never;
@@ -223,11 +248,13 @@ export interface paths {
          *     back to the demo data the sandbox started with: every record created, changed or deleted since
          *     is undone, the demo accounts get their demo passwords back, and every session opened since
          *     start is gone (log in again). Server-side caches (announcements, trusted sessions) are cleared
-         *     with it. Takes well under 2 s, so a QA suite can call it before every test file.
+         *     with it. Fast enough for a QA suite to call it before every test, also back to back.
          *
-         *     How: the sandbox runs on an in-memory embedded database; right after migrating and seeding it,
-         *     the server dumps it, and a reset replaces the live database with a fresh copy loaded from that
-         *     dump. Requests that arrive during a reset wait for it and then see the initial data.
+         *     How: the sandbox runs on one in-memory embedded database; right after migrating and seeding it,
+         *     the server copies every table into a schema of its own in that database, and a trigger per table
+         *     notes the tables written since. A reset copies those tables and every sequence back in one
+         *     transaction, so its cost is that of the data changed, not of the whole database. Requests that
+         *     arrive during a reset wait for it and then see the initial data.
          *
          *     Errors:
          *     - 404 `ROUTE_NOT_FOUND`: the server is not running in sandbox mode. Design decision: outside
@@ -504,8 +531,12 @@ export interface paths {
          *     Rules:
          *     - A transport has at most one complaint: a second one answers 409 `COMPLAINT_EXISTS` with the
          *       `transportId` and the `existingComplaintId`.
-         *     - `customerId`, when given, must be an existing customer (actor with role `CUSTOMER`), else
-         *       404 `CUSTOMER_NOT_FOUND`. When omitted, the complaint takes the transport's customer (or none).
+         *     - `customerId`, when given, must be a customer (actor with role `CUSTOMER`) within the caller's
+         *       customer scope, the rule transports follow: agents and team managers may name only the
+         *       customers of transports they can see, supervisors and administrators any customer. Any other
+         *       id answers 404 `CUSTOMER_NOT_FOUND`, exactly as a customer that does not exist (a complaint
+         *       must not become a way to read another team's customer). When omitted, the complaint takes the
+         *       transport's customer (or none).
          *     - `complaintTypeId`, when given, must be an active complaint type, else 404
          *       `RESOURCE_NOT_FOUND` (`resource: complaintType`).
          *     - The complaint is created `PENDING`; its country is the creator's country (the `countryId`
@@ -543,7 +574,8 @@ export interface paths {
          * @description Any authenticated user, within their scope: an agent sees the complaints they created and
          *     those assigned to them, a team manager those created by the users of their organization
          *     subtree, supervisors and administrators all. Returns the complaint with its transport,
-         *     customer (null when none), complaint type (null when none) and attachments.
+         *     customer (null when none), complaint type (null when none), attachments and
+         *     `allowedStatuses`, the caller's own next moves (`PATCH /trade/complaints/{id}/status`).
          *
          *     Errors: 400 invalid id, 404 `COMPLAINT_NOT_FOUND` (also for a complaint outside the caller's
          *     scope).
@@ -579,7 +611,9 @@ export interface paths {
          *       (staff edit later states with `PATCH /admin/complaints/{id}`).
          *     - Only the fields sent are changed; `null` clears an optional field. The transport and the
          *       status cannot be changed here.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
+         *     - `customerId` must be a customer within the caller's customer scope, as on creation (agents
+         *       and team managers: the customers of transports they can see); any other id answers 404
+         *       `CUSTOMER_NOT_FOUND`, as a customer that does not exist. `complaintTypeId` must be an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (`errors` is a map of field name to message, not a list), 404
@@ -591,6 +625,46 @@ export interface paths {
          *     `POST /trade/complaints/upload` and a `complaintId`).
          */
         patch: operations["updateComplaint"];
+        trace?: never;
+    };
+    "/trade/complaints/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move a complaint to its next status
+         * @description Any authenticated role, within the scope of `PATCH /admin/complaints/{id}/status` (an agent:
+         *     the complaints they created or that are assigned to them; a team manager: those created by
+         *     the users of their organization subtree; supervisors and administrators: all), with the same
+         *     state machine, the same rules and the same effects (a status-history entry; `RESOLVED` sets
+         *     `resolvedAt` and queues the customer notification). This is the user-side path of that
+         *     operation: agents take a `PENDING` complaint in charge (`IN_PROGRESS`) and mark an
+         *     `IN_PROGRESS` one processed (`RESOLVED`) here, without an administration path; staff may use
+         *     either. The answer is the complaint as `GET /trade/complaints/{id}` shows it, with
+         *     `allowedStatuses`, the caller's next moves.
+         *
+         *     A status not reachable from the current one (including the current status itself) answers
+         *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
+         *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
+         *     403 `FORBIDDEN` with the `requiredRoles` of that move.
+         *
+         *     Errors: 400 validation, 403 `FORBIDDEN` (the move is not the caller's), 404
+         *     `COMPLAINT_NOT_FOUND` (absent or outside the scope), 409 `INVALID_STATUS_TRANSITION`, 413 body
+         *     over 10 MB.
+         *
+         *     Design decision: the specification shows the agent's two moves as "agent actions" but no
+         *     user-side path; they were first offered only under `/admin/...`, which stays as it is.
+         */
+        patch: operations["updateComplaintStatus"];
         trace?: never;
     };
     "/trade/complaints/{id}/status-history": {
@@ -711,6 +785,40 @@ export interface paths {
          *     attachment is listed but its bytes are no longer in the file store (lost outside the API).
          */
         get: operations["downloadComplaintAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/reports/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the activity report of the caller's own records
+         * @description Any authenticated role. The specification gives agents "reports read (own)": this is that
+         *     report, the figures of the transports and complaints the caller created themselves, whatever
+         *     their role (a team manager or a supervisor gets their own figures here too; their team's or
+         *     the company's are `GET /admin/reports/statistics`). Same figures, period rules and freshness
+         *     as that report, over one user: transports by status with the validations waiting, complaints
+         *     by status with resolutions, mean resolution time and amounts paid.
+         *
+         *     The period filters on the creation date of transports and complaints; both ends are optional
+         *     and inclusive.
+         *
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`.
+         *
+         *     Design decision: agents get no team or company figures and no CSV export ("report generation"
+         *     and "report export" are the team manager's and the supervisor's in the specification), so
+         *     `GET /admin/reports/statistics` and the exports still answer them 403.
+         */
+        get: operations["getOwnReportStatistics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1838,14 +1946,17 @@ export interface paths {
          *     `GET /certificates/{code}/verify` on the public API address. The response is not the JSON
          *     envelope (errors are). Only the caller's own certificate can be downloaded.
          *
-         *     Design decision: a certificate stays available when the tutorial is later moved back to
-         *     `DRAFT`; it disappears only if the tutorial is deleted (its progress records and
-         *     certificates are deleted with it).
+         *     Design decision: a certificate stays available here when the tutorial is later moved back to
+         *     `DRAFT`. Once the tutorial is deleted this path names a tutorial that no longer exists and
+         *     answers 404 `TUTORIAL_NOT_FOUND` (the caller's progress record goes with the tutorial), but the
+         *     certificate itself is a frozen record that is kept: its code stays verifiable through
+         *     `GET /certificates/{code}/verify` (with `tutorial.id` null and the title it was issued for),
+         *     so a printed certificate never stops verifying.
          *
          *     Errors:
          *     - 400: `id` is not a positive integer.
          *     - 401: missing, invalid, expired or revoked token.
-         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist (or is a draft the caller never completed).
+         *     - 404 `TUTORIAL_NOT_FOUND` {tutorialId}: the tutorial does not exist, was deleted, or is a draft the caller never completed.
          *     - 404 `CERTIFICATE_NOT_FOUND`: the caller has not completed the tutorial.
          *     - 429: hourly quota used up.
          */
@@ -2604,8 +2715,11 @@ export interface paths {
          *
          *     Rules:
          *     - `confirmPassword` must equal `password` (400, the message names `confirmPassword`).
-         *     - Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the
-         *       username or the e-mail (400 naming the rule).
+         *     - Password policy: 6 to 128 characters, not only whitespace, neither equal to nor containing
+         *       (ignoring case and surrounding spaces) the username or the e-mail, and not one of the 10 000
+         *       most common passwords (NIST SP 800-63B's blocklist check; the list is zxcvbn's ranking of
+         *       passwords seen in breaches, compared ignoring case): 400 naming the rule, e.g.
+         *       `body/password must not be one of the 10000 most common passwords`.
          *     - `roleId` must be an existing active role (404 `RESOURCE_NOT_FOUND`), whose access level is not above
          *       the caller's (403 `ROLE_NOT_ASSIGNABLE`): a supervisor can create `agent`, `team_manager` and
          *       `supervisor` accounts, an admin also `admin` ones, only a super_admin `super_admin` ones.
@@ -2813,11 +2927,14 @@ export interface paths {
          *     their own (403 `FORBIDDEN`, `requiredRoles` lists the levels that may). The answer carries `result:
          *     null`.
          *
-         *     Password policy: 6 to 128 characters, not only whitespace, not equal (ignoring case) to the account's
-         *     username or e-mail (400 naming the rule).
+         *     Password policy: 6 to 128 characters, not only whitespace, neither equal to nor containing (ignoring
+         *     case and surrounding spaces) the account's username or e-mail, and not one of the 10 000 most common
+         *     passwords (compared ignoring case): 400 naming the rule, e.g. `body/newPassword must not equal or
+         *     contain the username or the e-mail`. The same rules apply to `pnpm admin:create`, which also asks for
+         *     at least 8 characters.
          *
          *     Errors:
-         *     - 400: `newPassword` shorter than 6 characters, or `confirmPassword` differs (list of strings).
+         *     - 400: `newPassword` breaks the password policy, or `confirmPassword` differs (list of strings).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation, or the account is above the caller's level.
          *     - 404 `RESOURCE_NOT_FOUND`: no such account.
@@ -3150,7 +3267,8 @@ export interface paths {
          *       field. The transport cannot be changed; the status changes only through
          *       `PATCH /admin/complaints/{id}/status`.
          *     - Allowed in every status except `CLOSED`: 409 `NOT_EDITABLE`.
-         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`); `complaintTypeId` an
+         *     - `customerId` must be an existing customer (404 `CUSTOMER_NOT_FOUND`; these roles see every
+         *       customer, under the customer scope rule of `POST /trade/complaints`); `complaintTypeId` an
          *       active complaint type (404 `RESOURCE_NOT_FOUND`, `resource: complaintType`).
          *
          *     Errors: 400 validation (list of strings), 404 `COMPLAINT_NOT_FOUND`, `CUSTOMER_NOT_FOUND`,
@@ -3202,7 +3320,9 @@ export interface paths {
          *     409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and `allowed` (the moves open
          *     to the caller). A move that exists but is not the caller's (an agent escalating, say) answers
          *     403 `FORBIDDEN` with the `requiredRoles` of that move. `allowedStatuses` in the answer lists
-         *     the caller's own next moves.
+         *     the caller's own next moves. `PATCH /trade/complaints/{id}/status` makes the same moves from
+         *     the user side (an agent needs no administration path) and answers the user-side complaint;
+         *     `GET /trade/complaints/{id}` shows the caller's next moves too.
          *
          *     In one transaction the complaint takes the new status and a status-history entry is written
          *     (the new status, the `comment`, `createdBy` = the caller with type `AGENT`). Moving to
@@ -3360,13 +3480,15 @@ export interface paths {
          * @description Team managers ("report generation" in the roles table), supervisors and administrators. A
          *     team manager gets the figures of the transports and complaints created by the users of their
          *     organization subtree (`scope` `TEAM`); supervisors and administrators those of everything
-         *     (`GLOBAL`). Agents get 403.
+         *     (`GLOBAL`). Agents get 403: the specification gives them "reports read (own)", which is
+         *     `GET /trade/reports/statistics`, the same figures over the records they created.
          *
          *     The period filters on the creation date of transports and complaints (and on the date of the
          *     `RESOLVED` history entries for `complaintsResolved`); both ends are optional and inclusive.
          *     Transports show the two validation levels waiting (`awaitingLevel1`, `awaitingLevel2`).
          *
-         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents.
+         *     Errors: 400 for a malformed date or `startDate` after `endDate`, 403 for agents (their own
+         *     figures: `GET /trade/reports/statistics`).
          *
          *     Design decision: no report is stored; the figures are sums of counters the database keeps in
          *     the same transaction as every write (per creator and per UTC day and month of creation), so they
@@ -3402,6 +3524,15 @@ export interface paths {
          *
          *     Columns: `id`, `loadingNumber`, `status`, `validationLevel`, `loadingPoint`, `unloadingPoint`, `vehicleType`, `vehiclePlateNumber`, `productLabel`, `productQuantity`, `totalProductValue`, `customer`, `createdBy`, `createdAt`.
          *
+         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
+         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
+         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
+         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
+         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
+         *     Number columns (`id`, `validationLevel`, `productQuantity` and `totalProductValue`) are numbers and written as such, never prefixed (a negative number
+         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
+         *     prefixed like any other.
+         *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
          *     is never held in memory, nor does it hold a database connection or transaction for the length
@@ -3433,6 +3564,15 @@ export interface paths {
          *     as one CSV file (UTF-8, comma-separated, RFC 4180 quoting, a header line), in id order.
          *
          *     Columns: `id`, `publicId`, `label`, `status`, `complaintType`, `transportId`, `customer`, `amountPaid`, `timeLost`, `createdBy`, `assignedTo`, `createdAt`, `resolvedAt`.
+         *
+         *     Formula injection (OWASP, CSV Injection): text that users write reaches a spreadsheet. A text
+         *     cell that starts with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed, or with the
+         *     full-width `＝`, `＋`, `－` or `＠`, is written with a single quote (`'`) before it and inside
+         *     double quotes (`"'=SUM(A1)"`), so that spreadsheets show it as text instead of evaluating it;
+         *     remove the leading quote to get the value as stored. Every other cell is written as stored.
+         *     Number columns (`id`, `transportId`, `amountPaid` and `timeLost`) are numbers and written as such, never prefixed (a negative number
+         *     stays a number); a text cell holding a number (`-5` typed as a loading point) is text and is
+         *     prefixed like any other.
          *
          *     The file is streamed: the server reads the rows in batches of 1 000 by id (keyset, each batch
          *     a short query of its own) and writes them as the client reads, so an export of a million rows
@@ -3643,7 +3783,9 @@ export interface paths {
          *     exists in this state but not for the caller's role; 404 `TRANSPORT_NOT_FOUND` (absent or
          *     outside the scope); 409 `INVALID_STATUS_TRANSITION` with `currentStatus`, `requested` and
          *     `allowed` when the action is not offered in the current state; 409 `SELF_ACTION_FORBIDDEN`
-         *     (four-eyes rule above); 413 body over 10 MB.
+         *     (four-eyes rule above); 413 body over 10 MB. Messages name the state as the contract shows
+         *     it, a status and, for a pending transport validated once, its level: `Your role may not apply
+         *     VALIDATE to a PENDING transport at validation level 1`.
          */
         post: operations["applyTransportAction"];
         delete?: never;
@@ -4801,8 +4943,10 @@ export interface paths {
          *       `regions` ISO 3166-1 alpha-2 country codes; both must exist (400 otherwise). With `isGlobal`
          *       false, at least one role code or country code is required (400).
          *     - `expiresAt`, when given, must be in the future (400).
-         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
-         *       attachments get ids 1, 2, ... in the order given.
+         *     - `featuredImage` and `attachments` are metadata of files hosted elsewhere; attachments get
+         *       ids 1, 2, ... in the order given. Their `url` must be an absolute `https://` address
+         *       (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`, `vbscript:`) is refused with
+         *       400 naming the field and the pattern, since every reader's client shows or opens it.
          *
          *     Every create invalidates all announcement caches of the user side (lists, details, categories).
          *
@@ -5037,8 +5181,11 @@ export interface paths {
          *     - `prerequisiteIds`: existing tutorials (any status; drafts are ignored on the user side until
          *       published).
          *     - `status` defaults to `DRAFT`; a `PUBLISHED` tutorial is visible to every user at once.
-         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere (absolute URLs);
-         *       attachments get ids 1, 2, ... in the order given.
+         *     - `thumbnail`, `video` and `attachments` are metadata of files hosted elsewhere; attachments
+         *       get ids 1, 2, ... in the order given. Every `url` (the video's subtitles included) must be an
+         *       absolute `https://` address (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`,
+         *       `vbscript:`) is refused with 400 naming the field and the pattern, since every reader's
+         *       client shows or opens it.
          *
          *     Errors:
          *     - 400: the body is not valid (see the rules above; unknown fields, including `duration`, are refused).
@@ -5633,6 +5780,15 @@ export interface components {
             limit: number;
             retryAfterSeconds: number;
         };
+        /** @description `POST /auth/login` only: too many unsuccessful logins for this username, from any address (unknown usernames included), so logins for it are refused, the right password included, until the lock ends in `retryAfterSeconds` (also sent as the `retry-after` header). HTTP 429. */
+        LoginLockedError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "LOGIN_LOCKED";
+            retryAfterSeconds: number;
+        };
         /** @description An unexpected error; the request id identifies it in the logs. HTTP 500. */
         InternalErrorError: {
             /**
@@ -5692,7 +5848,7 @@ export interface components {
             resource: string;
         };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -5786,6 +5942,7 @@ export interface components {
              */
             status: "ok";
             uptimeSeconds: number;
+            /** @description The contract version (`info.version`) this server implements. */
             version: string;
             /** Format: date-time */
             timestamp: string;
@@ -6015,7 +6172,7 @@ export interface components {
              * @description Two-level validation reached: 0 none yet (or reset by a cancellation or a level-2 rejection), 1 validated by a team manager and awaiting the supervisor (status still `PENDING`), 2 validated by a supervisor (every status from `VALIDATED` on).
              * @enum {integer}
              */
-            validationLevel?: 0 | 1 | 2;
+            validationLevel: 0 | 1 | 2;
             vehicleType: components["schemas"]["TransportVehicleType"];
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomer"] | null;
@@ -6081,11 +6238,16 @@ export interface components {
             errors: components["schemas"]["UploadRejection"][];
         };
         /**
-         * @description Status of a complaint. A new complaint is `PENDING`. Staff move it with
-         *     `PATCH /admin/complaints/{id}/status` along these transitions (any other request answers 409
-         *     `INVALID_STATUS_TRANSITION`):
+         * @description Status of a complaint. A new complaint is `PENDING`. It moves along these transitions, through
+         *     `PATCH /trade/complaints/{id}/status` or `PATCH /admin/complaints/{id}/status` (the same rules);
+         *     any other request answers 409 `INVALID_STATUS_TRANSITION`. Agents make two moves on the
+         *     complaints they created or that are assigned to them: take a `PENDING` complaint in charge
+         *     (`IN_PROGRESS`) and mark an `IN_PROGRESS` one processed (`RESOLVED`); every other move is made
+         *     by staff (team managers, supervisors, administrators), and an agent asking for one gets 403
+         *     `FORBIDDEN` with the `requiredRoles`. `allowedStatuses` on a complaint lists the caller's own
+         *     next moves.
          *
-         *     | From | Allowed next statuses |
+         *     | From | Allowed next statuses (agents: only the first of PENDING and of IN_PROGRESS) |
          *     |---|---|
          *     | `PENDING` | `IN_PROGRESS`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
          *     | `IN_PROGRESS` | `RESOLVED`, `UNDER_REVIEW`, `ESCALATED`, `REJECTED` |
@@ -6143,7 +6305,7 @@ export interface components {
         ComplaintCreate: {
             /** @description The transport complained about. It must exist and be visible to the caller, and must not already have a complaint (one complaint per transport). */
             transportId: number;
-            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for. Defaults to the transport's customer when omitted. */
+            /** @description The customer (an actor with role `CUSTOMER`) the complaint is filed for, within the caller's customer scope. Defaults to the transport's customer when omitted. */
             customerId?: number;
             /** @description An active complaint type (see `GET /trade/complaints/types`). */
             complaintTypeId?: number;
@@ -6220,10 +6382,12 @@ export interface components {
             complaintType: components["schemas"]["ComplaintTypeRef"] | null;
             /** @description Attached files, oldest first. */
             attachments: components["schemas"]["ComplaintAttachment"][];
+            /** @description The statuses the caller may move this complaint to next, with `PATCH /trade/complaints/{id}/status` (see `ComplaintStatus`): for an agent at most one (`IN_PROGRESS` from `PENDING`, `RESOLVED` from `IN_PROGRESS`), empty when the complaint is `CLOSED` or no move is the caller's. */
+            allowedStatuses: components["schemas"]["ComplaintStatus"][];
         };
         /** @description Changes to a complaint that is still `PENDING` (user side). Only the fields sent are changed; `null` clears an optional field. The transport cannot be changed. Validation failures of this body answer 400 with `errors` as a map of field name to message. */
         ComplaintUpdate: {
-            /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
+            /** @description A customer (actor with role `CUSTOMER`) within the caller's customer scope, or null for none. */
             customerId?: number | null;
             /** @description An active complaint type, or null for none. */
             complaintTypeId?: number | null;
@@ -6233,6 +6397,11 @@ export interface components {
             amountPaid?: number | null;
             /** @description Minutes. */
             timeLost?: number | null;
+        };
+        /** @description The next status of a complaint, with an optional comment kept in its history. */
+        ComplaintStatusChange: {
+            status: components["schemas"]["ComplaintStatus"];
+            comment?: string;
         };
         /** @description One status a complaint entered, who set it and why. */
         ComplaintStatusHistoryEntry: {
@@ -6265,6 +6434,51 @@ export interface components {
             files: string[];
             /** @description The complaint to attach the files to. Omit it while the complaint is being written: the files stay pending for the uploader until `POST /trade/complaints` links them through `attachmentIds`. */
             complaintId?: number;
+        };
+        /** @description The transports of a report's scope created in its period. */
+        ReportTransportFigures: {
+            total: number;
+            /** @description Every transport status, in the order of the status enum, with its count (0 included). */
+            byStatus: {
+                status: components["schemas"]["TransportStatus"];
+                count: number;
+            }[];
+            /** @description Pending transports waiting for the team manager's validation (level 1). */
+            awaitingLevel1: number;
+            /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
+            awaitingLevel2: number;
+            /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
+            totalProductValue: number;
+        };
+        /** @description The complaints of a report's scope created in its period. */
+        ReportComplaintFigures: {
+            total: number;
+            /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
+            byStatus: {
+                status: components["schemas"]["ComplaintStatus"];
+                count: number;
+            }[];
+            /** @description Complaints with a resolution date (resolved, possibly closed since). */
+            resolvedCount: number;
+            /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
+            averageResolutionHours: number | null;
+            /** @description Sum of the amounts paid stated in the complaints. */
+            amountPaid: number;
+        };
+        /** @description Activity of the caller alone: the transports and complaints they created in the period (the same figures as a team report, over one user). */
+        OwnReportStatistics: {
+            /**
+             * Format: date-time
+             * @description The period's start as asked (inclusive); null for no lower bound.
+             */
+            startDate: string | null;
+            /**
+             * Format: date-time
+             * @description The period's end as asked (inclusive); null for no upper bound.
+             */
+            endDate: string | null;
+            transports: components["schemas"]["ReportTransportFigures"];
+            complaints: components["schemas"]["ReportComplaintFigures"];
         };
         /** @description Multipart form of an avatar upload, one picture (PNG, JPEG or WebP detected from the bytes; 2 MB at most). */
         AvatarUpload: {
@@ -7309,7 +7523,7 @@ export interface components {
             lastName: string;
             /**
              * Format: password
-             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             * @description At least 6 characters, not only whitespace, neither equal to nor containing the username or the e-mail (ignoring case), and not one of the 10 000 most common passwords.
              */
             password: string;
             /**
@@ -7344,7 +7558,7 @@ export interface components {
         PasswordChange: {
             /**
              * Format: password
-             * @description At least 6 characters, not only whitespace, not equal to the username or the e-mail.
+             * @description At least 6 characters, not only whitespace, neither equal to nor containing the username or the e-mail (ignoring case), and not one of the 10 000 most common passwords.
              */
             newPassword: string;
             /**
@@ -7530,11 +7744,6 @@ export interface components {
             /** @description An existing customer (actor with role `CUSTOMER`), or null for none. */
             customerId?: number | null;
         };
-        /** @description The next status of a complaint, with an optional comment kept in its history. */
-        ComplaintStatusChange: {
-            status: components["schemas"]["ComplaintStatus"];
-            comment?: string;
-        };
         /** @description The user to put in charge of a complaint, or null to unassign it. */
         ComplaintAssignment: {
             /** @description An active user of access level `agent`, `team_manager` or `supervisor`; null removes the assignee. */
@@ -7586,34 +7795,8 @@ export interface components {
              * @description The period's end as asked (inclusive); null for no upper bound.
              */
             endDate: string | null;
-            transports: {
-                total: number;
-                /** @description Every transport status, in the order of the status enum, with its count (0 included). */
-                byStatus: {
-                    status: components["schemas"]["TransportStatus"];
-                    count: number;
-                }[];
-                /** @description Pending transports waiting for the team manager's validation (level 1). */
-                awaitingLevel1: number;
-                /** @description Pending transports validated at level 1, waiting for the supervisor's (level 2). */
-                awaitingLevel2: number;
-                /** @description Sum of the transports' total product values (each at most 10^12, so the sum stays finite). */
-                totalProductValue: number;
-            };
-            complaints: {
-                total: number;
-                /** @description Every complaint status, in the order of the status enum, with its count (0 included). */
-                byStatus: {
-                    status: components["schemas"]["ComplaintStatus"];
-                    count: number;
-                }[];
-                /** @description Complaints with a resolution date (resolved, possibly closed since). */
-                resolvedCount: number;
-                /** @description Mean time from filing to resolution, in hours with one decimal; null when none is resolved. */
-                averageResolutionHours: number | null;
-                /** @description Sum of the amounts paid stated in the complaints. */
-                amountPaid: number;
-            };
+            transports: components["schemas"]["ReportTransportFigures"];
+            complaints: components["schemas"]["ReportComplaintFigures"];
             /** @description The users of the scope with activity in the period, by username. */
             users: {
                 userId: number;
@@ -8172,13 +8355,16 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /**
+         * Format: uri
+         * @description An absolute `https://` address (the scheme in lower case, then a host) of a resource hosted elsewhere, which clients show or open as given. Any other scheme is refused with 400 naming the field and this pattern: `javascript:`, `data:` or `vbscript:` addresses would run in the page of every reader, and plain `http:` would be refused or rewritten by browsers on an `https` page (mixed content) and could be altered on the way, so no field of this API takes it.
+         * @example https://cdn.transport-ops.example/tutorials/loading-safety.mp4
+         */
+        WebUrl: string;
         /** @description An image given when writing an announcement or a tutorial. The file itself is hosted elsewhere (CDN); only its address and metadata are stored. */
         MediaImageInput: {
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the image.
-             */
-            url: string;
+            /** @description Absolute https URL of the image. */
+            url: components["schemas"]["WebUrl"];
             /** @description Alternative text. */
             alt?: string | null;
             /** @description Width in pixels. */
@@ -8193,11 +8379,8 @@ export interface components {
             type: string;
             /** @description Size in bytes (at most 50 MB). */
             size: number;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the file.
-             */
-            url: string;
+            /** @description Absolute https URL of the file. */
+            url: components["schemas"]["WebUrl"];
             description?: string | null;
         };
         /** @description Audience of an announcement. A user sees it when `isGlobal` is true, or their role code is in `userTypes`, or their country code is in `regions`. Role codes and country codes must exist (400 otherwise). With `isGlobal` false at least one role code or country code is required (400 otherwise: nobody would see it). */
@@ -8330,19 +8513,13 @@ export interface components {
         TutorialSubtitleInput: {
             /** @description BCP 47 language tag. */
             language: string;
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the subtitle file (WebVTT).
-             */
-            url: string;
+            /** @description Absolute https URL of the subtitle file (WebVTT). */
+            url: components["schemas"]["WebUrl"];
         };
         /** @description The video of a tutorial (hosted elsewhere; only its address and metadata are stored). */
         TutorialVideoInput: {
-            /**
-             * Format: uri
-             * @description Absolute http(s) URL of the video.
-             */
-            url: string;
+            /** @description Absolute https URL of the video. */
+            url: components["schemas"]["WebUrl"];
             /** @description Length in seconds. */
             duration: number;
             /** @description Size in bytes. */
@@ -8450,15 +8627,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
-        TooManyRequests: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description An unexpected error. No internals are returned in production; the request id identifies the failure in the server logs. */
         InternalError: {
             headers: {
@@ -8499,6 +8667,15 @@ export interface components {
         };
         /** @description The caller's role may not call this operation (`FORBIDDEN`), or a rule of the operation refuses this caller (see the operation's description for its codes). */
         Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles; public operations count against the client address whatever token comes with them). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
+        TooManyRequests: {
             headers: {
                 [name: string]: unknown;
             };
@@ -8676,7 +8853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8696,7 +8873,17 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /** @description The client address used up its hourly quota of public requests (`RATE_LIMITED`), or the username is locked after too many unsuccessful logins (`LOGIN_LOCKED`). The `retry-after` header says when to retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be retried. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -8754,7 +8941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8842,7 +9029,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9053,7 +9240,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. */
+            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9226,7 +9413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. */
+            /** @description Invalid data, both customer fields sent, or a new customer without e-mail and phone. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9532,7 +9719,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. For this operation `errors` is a map of field name to message (one entry per offending field), not a list of strings. */
+            /** @description Invalid body. For this operation `errors` is a map of field name to message (one entry per offending field), not a list of strings. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9721,7 +9908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid id or body. For this operation body validation failures come as a map of field name to message in `errors`, not a list of strings. */
+            /** @description Invalid id or body. For this operation body validation failures come as a map of field name to message in `errors`, not a list of strings. A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9751,6 +9938,69 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateComplaintStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ComplaintStatusChange"];
+            };
+        };
+        responses: {
+            /** @description The complaint in its new status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["Complaint"];
+                    };
+                };
+            };
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The complaint does not exist or is outside the caller's scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The requested status is not reachable from the current one (`INVALID_STATUS_TRANSITION`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -9984,6 +10234,39 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getOwnReportStatistics: {
+        parameters: {
+            query?: {
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's own report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["OwnReportStatistics"];
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     uploadAvatar: {
         parameters: {
             query?: never;
@@ -10116,7 +10399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10306,7 +10589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10495,7 +10778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10631,7 +10914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10805,7 +11088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11002,7 +11285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (`errors` lists each field and rule), or the content was refused by moderation (`CONTENT_MODERATED`). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11136,7 +11419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11221,7 +11504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11698,7 +11981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11978,7 +12261,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12055,7 +12338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12387,7 +12670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12600,7 +12883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12818,7 +13101,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12938,7 +13221,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13151,7 +13434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13369,7 +13652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13487,7 +13770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13691,7 +13974,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13901,7 +14184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14077,7 +14360,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14290,7 +14573,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14510,7 +14793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). */
+            /** @description Invalid data: a parameter or body field breaks a rule of the contract (the list names each field and rule), or a business rule refuses the request (see the description). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14885,7 +15168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15098,7 +15381,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15363,7 +15646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15439,7 +15722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15567,7 +15850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16092,7 +16375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16169,7 +16452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16281,7 +16564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16500,7 +16783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16577,7 +16860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16654,7 +16937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16806,7 +17089,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16986,7 +17269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17062,7 +17345,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17168,7 +17451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17348,7 +17631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17424,7 +17707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17538,7 +17821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17742,7 +18025,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17826,7 +18109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17953,7 +18236,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18133,7 +18416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18209,7 +18492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18317,7 +18600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18497,7 +18780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18573,7 +18856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18687,7 +18970,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18891,7 +19174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18975,7 +19258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19099,7 +19382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19312,7 +19595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19396,7 +19679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19524,7 +19807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19696,7 +19979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19898,7 +20181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20008,7 +20291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20189,7 +20472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). */
+            /** @description Invalid body or path. `errors` names each field and the rule it breaks (see *Errors* in the introduction). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
-import { resolve } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
+import { glueParserSwap } from '../patches/glue-parser.js';
 
 /**
  * Build step (after tsc and precompile): the entry points users start (`dist/server.js`,
@@ -15,18 +15,8 @@ const external = ['@electric-sql/pglite', '@electric-sql/pglite/*', '@node-rs/ar
 
 const entries = ['server', 'db/cli', 'sandbox'];
 
-/** Glue's parser module gives way to http/glue-parser.ts: the routes parsed at build time. */
-let glueParserReplaced = false;
-const glueParser: Plugin = {
-  name: 'glue-parser',
-  setup(b) {
-    b.onResolve({ filter: /^\.\/lib\/Parser\.js$/ }, (args) => {
-      if (!/fastify-openapi-glue[\\/]index\.js$/.test(args.importer)) return undefined;
-      glueParserReplaced = true;
-      return { path: resolve('dist/http/glue-parser.js') };
-    });
-  },
-};
+/** Glue's parser module gives way to patches/glue-parser.ts: the routes parsed at build time. */
+const glueParser = glueParserSwap('dist/patches/glue-parser.js');
 
 await build({
   entryPoints: Object.fromEntries(entries.map((name) => [name, `dist/${name}.js`])),
@@ -37,7 +27,7 @@ await build({
   target: 'node20',
   format: 'esm',
   external,
-  plugins: [glueParser],
+  plugins: [glueParser.plugin],
   // CommonJS packages inside an ES module bundle still call `require` for Node's built-ins.
   banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
   sourcemap: 'linked',
@@ -45,6 +35,5 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-// A new glue that loads its parser another way would silently parse at every start again.
-if (!glueParserReplaced) throw new Error("fastify-openapi-glue no longer imports './lib/Parser.js' from its index: update build/bundle.ts");
+glueParser.check();
 console.log(`bundled ${entries.map((name) => `dist/${name}.js`).join(', ')}`);

@@ -5,9 +5,10 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { buildApp } from '../app.js';
 import { testConfig } from '../config.js';
 import { connect } from '../db/connect.js';
-import { GLUE_PARSE_OPTIONS, parseWithGlue, routesArtefact, routesFile } from '../http/glue-routes.js';
+import { GLUE_PARSE_OPTIONS, routesArtefact, routesFile } from '../http/glue-routes.js';
 import { filesOf, precompiledDir, schemaKey } from '../http/precompiled.js';
 import { routeSpecification } from '../http/route-document.js';
+import { parseWithGlue } from '../patches/glue-parser.js';
 import { captureResponseSchemas, serializable } from '../plugins/serialization.js';
 import { type CompiledSchema, captureSchemas, createAjv } from '../plugins/validation.js';
 

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { passwordProblem } from '../lib/password-policy.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { Kysely } from 'kysely';
@@ -10,18 +11,25 @@ const SUPER_ADMIN_MIN_PASSWORD = 8;
 const USERNAME = /^[A-Za-z0-9._-]{3,50}$/;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
-/** Reads a password from the terminal without echoing it. */
+/**
+ * Reads a password from the terminal without echoing it: readline writes to a stream that passes
+ * on the question and drops everything after it (the typed characters readline echoes).
+ */
 export async function promptPassword(question: string): Promise<string> {
   if (!process.stdin.isTTY) throw new Error('no terminal to ask for the password: set ADMIN_PASSWORD');
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
-  const output = rl as unknown as { _writeToOutput: (s: string) => void };
   let asked = false;
-  output._writeToOutput = (s: string) => {
-    if (!asked) process.stdout.write(s); // the question itself; typed characters are not echoed
-    asked = true;
-  };
+  const output = new Writable({
+    write(chunk, encoding, done) {
+      if (!asked) process.stdout.write(chunk, encoding);
+      done();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
   try {
-    return await new Promise<string>((resolve) => rl.question(question, resolve));
+    return await new Promise<string>((resolve) => {
+      rl.question(question, resolve);
+      asked = true;
+    });
   } finally {
     process.stdout.write('\n');
     rl.close();

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -6,9 +7,9 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { lockDataDir } from './lock.js';
+import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
-import { type FieldDescription, rowsToObjects } from './rows.js';
 import type { Database } from './schema.js';
 
 /** Bounds on waiting for PostgreSQL, in milliseconds (see `Config.databaseTimeouts`). */
@@ -32,19 +33,6 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
 
 const ignore = () => {};
 
-/** pg's Query, as this file builds it (its declared constructor lacks the callback). */
-const CallbackQuery = pg.Query as unknown as new (
-  text: string,
-  values: unknown[],
-  callback: (error: Error | null, result: unknown) => void,
-) => { name?: string };
-
-/** What this file uses of a pg Query (not in its type declarations): its result under construction. */
-interface QueryInternals {
-  name?: string;
-  _result: { rowAsArray: boolean; parseRow: unknown; _parseRowAsArray: unknown };
-}
-
 /** pg's client options, and how long a query may hear nothing from the server (0: no limit). */
 interface ResilientConfig extends pg.ClientConfig {
   readTimeoutMs?: number;
@@ -53,13 +41,6 @@ interface ResilientConfig extends pg.ClientConfig {
 /** A prepared statement whose result columns changed under it (DDL while the server runs). */
 const stalePlan = (error: Error) =>
   (error as { code?: string }).code === '0A000' && error.message.includes('cached plan must not change result type');
-
-/** What this file uses of pg's connection object (not in its type declarations). */
-interface Connection {
-  stream: { destroy(error?: Error): void; setTimeout(ms: number): void; on(event: 'timeout', listener: () => void): void };
-  parsedStatements: Record<string, string>;
-  submittedNamedStatements: Record<string, string>;
-}
 
 /**
  * A pg client that never takes the process down and never stays stuck:
@@ -79,9 +60,20 @@ interface Connection {
  * (DDL while the server runs) fails once with "cached plan must not change result type"; that
  * connection is then dropped, so the next one prepares the statement afresh.
  * Every `query(text, values)` is built as a pg Query with its callback given to the constructor:
- * pg's own promise form sets the callback afterwards, and its queries' rows, too, were promoted.
+ * pg's own promise form sets the callback afterwards, and its queries' rows, too, were promoted
+ * (how the query is built, named and given array rows: patches/pg-row-builder.ts).
+ * The client counts its own queries in flight and the statements it has named (pg's `_queryQueue`
+ * and its connection's statement maps are internals).
  */
 class ResilientClient extends pg.Client {
+  /** Queries sent and not yet answered (the read timeout applies only while there are some). */
+  private inFlight = 0;
+  /** Statement names this connection was asked to prepare (see prepared.ts). */
+  private readonly named = new Set<string>();
+  private readonly settle = () => {
+    this.inFlight--;
+  };
+
   constructor(config?: ResilientConfig) {
     super(config);
     this.on('error', ignore);
@@ -91,43 +83,54 @@ class ResilientClient extends pg.Client {
 
   /** Destroys the socket when a query has waited `ms` without a byte from the server (see above). */
   private watchReads(ms: number): void {
-    const internals = this as unknown as { connection: Connection; _getActiveQuery(): unknown; _queryQueue: unknown[] };
-    const stream = internals.connection.stream;
+    const stream = this.connection.stream as Socket;
     stream.setTimeout(ms);
     // The timer also runs out while the connection idles in the pool: nothing is waiting then.
     stream.on('timeout', () => {
-      if (internals._getActiveQuery() || internals._queryQueue.length > 0) stream.destroy(new Error('Query read timeout'));
+      if (this.inFlight > 0) stream.destroy(new Error('Query read timeout'));
     });
   }
 
   override query(...args: unknown[]): any {
-    const connection = (this as unknown as { connection: Connection }).connection;
     const [text, values] = args;
-    if (!(args.length === 2 && typeof text === 'string' && Array.isArray(values))) {
-      return (super.query as (...a: unknown[]) => unknown)(...args);
-    }
-    const name = preparedName(connection, text);
+    if (!(args.length === 2 && typeof text === 'string' && Array.isArray(values))) return this.other(args);
+    const name = preparedName(this.named, text);
+    if (name !== null) this.named.add(name);
     // One statement per query (extended protocol: named, or with parameters): its rows come as
-    // arrays and are made into objects by the statement's compiled builder (see rows.ts).
+    // arrays and are made into objects by the statement's compiled builder (see patches/pg-row-builder.ts).
     const single = name !== null || values.length > 0;
+    this.inFlight++;
     const result = new Promise((resolve, reject) => {
-      const query = new CallbackQuery(text, values, (error: Error | null, res: unknown) => {
+      const query = arrayRowsQuery(text, values, name, single, (error, res) => {
+        this.settle();
         if (error) return reject(error);
         if (single) rowsToObjects(text, res as { rows: unknown[]; fields: FieldDescription[] });
         resolve(res);
-      }) as QueryInternals;
-      // Named afterwards: given a config object, pg copies it property by property on every query.
-      if (name !== null) query.name = name;
-      // pg's own rowMode 'array', set on the result the constructor made (same reason as above).
-      if (single) {
-        query._result.rowAsArray = true;
-        query._result.parseRow = query._result._parseRowAsArray;
-      }
-      (super.query as (q: unknown) => unknown)(query);
+      });
+      (super.query as (q: pg.Query) => void)(query);
     });
     result.catch((error: unknown) => {
-      if (error instanceof Error && stalePlan(error)) connection.stream.destroy();
+      if (error instanceof Error && stalePlan(error)) this.connection.stream.destroy();
     });
+    return result;
+  }
+
+  /** Any other form of `query` (Kysely sends none): counted in flight while its promise or callback is pending. */
+  private other(args: unknown[]): unknown {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      this.inFlight++;
+      args[last] = (...out: unknown[]) => {
+        this.settle();
+        return (callback as (...a: unknown[]) => unknown)(...out);
+      };
+    }
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (typeof callback !== 'function' && result instanceof Promise) {
+      this.inFlight++;
+      result.then(this.settle, this.settle);
+    }
     return result;
   }
 }

@@ -53,21 +53,15 @@ export function statementName(text: string): string | null {
   return null;
 }
 
-/** What pg needs of a connection to know which statements it has prepared. */
-interface PreparingConnection {
-  parsedStatements: Record<string, string>;
-  submittedNamedStatements: Record<string, string>;
-}
-
 /**
- * The name to send `text` under on `connection`: its statement name when the text repeats and the
- * connection has room for one more prepared statement (or has prepared this one already), else null.
+ * The name to send `text` under on a connection that has been sent the statement names `named`
+ * (the client keeps them: pg's own record of prepared statements is internal): its statement name
+ * when the text repeats and the connection has room for one more prepared statement (or has this
+ * one already), else null.
  */
-export function preparedName(connection: PreparingConnection, text: string): string | null {
+export function preparedName(named: ReadonlySet<string>, text: string): string | null {
   const name = statementName(text);
   if (name === null) return null;
-  if (connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined) {
-    if (Object.keys(connection.parsedStatements).length >= PREPARED_PER_CONNECTION) return null;
-  }
+  if (!named.has(name) && named.size >= PREPARED_PER_CONNECTION) return null;
   return name;
 }

@@ -1,7 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { contractDigest } from '../contract.js';
 import { precompiledDir } from './precompiled.js';
 import { routeSpecification } from './route-document.js';
@@ -12,7 +9,7 @@ import { routeSpecification } from './route-document.js';
  * then resolves every $ref and builds each route's schemas, about 0.8 s of CPU. The build has
  * already validated the contract (redocly lint, gen), so the build runs glue's own parser once
  * and keeps its output (`dist/precompiled/routes.json`). In the server bundle, glue's parser
- * module is replaced by http/glue-parser.ts, which hands glue that output: glue itself still
+ * module is replaced by patches/glue-parser.ts, which hands glue that output: glue itself still
  * registers each route and binds its operationId to the handler and its security requirement to
  * the security handlers.
  */
@@ -53,16 +50,6 @@ interface Artefact {
 }
 
 export const routesFile = `${precompiledDir}routes.json`;
-
-/** Glue's own parser (validation included), loaded from glue's package. */
-export async function parseWithGlue(specification: unknown, options: ParseOptions): Promise<GlueConfig> {
-  // Not among glue's exported paths: reached through its main module's folder.
-  const glue = createRequire(import.meta.url).resolve('fastify-openapi-glue');
-  const { Parser } = (await import(pathToFileURL(join(dirname(glue), 'lib', 'Parser.js')).href)) as {
-    Parser: new () => { parse(s: unknown, o: ParseOptions): Promise<GlueConfig> };
-  };
-  return new Parser().parse(specification, options);
-}
 
 /**
  * The text of `routes.json`: glue's parse of the route document, as JSON (the set of content

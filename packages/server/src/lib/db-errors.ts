@@ -1,3 +1,4 @@
+import { type ForeignKeyName, type UniqueName, uniqueRule } from '../db/constraints.js';
 import { AppError, ListError } from '../http/errors.js';
 
 /** A PostgreSQL error as both `pg` and PGlite report it. */
@@ -11,8 +12,8 @@ interface PgError {
 
 const pgError = (error: unknown): PgError => (error !== null && typeof error === 'object' ? (error as PgError) : {});
 
-/** True when the error is a unique violation (23505), of `constraint` when given. */
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+/** True when the error is a unique violation (23505), of `constraint` when given (a name of db/constraints.ts). */
+export function isUniqueViolation(error: unknown, constraint?: UniqueName): boolean {
   const e = pgError(error);
   return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
@@ -21,7 +22,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
  * True when the error is a foreign-key violation, of `constraint` when given: 23503, or 23001 when
  * a row is still referenced under ON DELETE RESTRICT.
  */
-export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
+export function isForeignKeyViolation(error: unknown, constraint?: ForeignKeyName): boolean {
   const e = pgError(error);
   return (e.code === '23503' || e.code === '23001') && (constraint === undefined || e.constraint === constraint);
 }
@@ -31,41 +32,6 @@ export function isCheckViolation(error: unknown, constraint?: string): boolean {
   const e = pgError(error);
   return e.code === '23514' && (constraint === undefined || e.constraint === constraint);
 }
-
-/** How a unique constraint reads in the contract: the resource and the field whose value is taken. */
-interface UniqueRule {
-  resource: string;
-  field: string;
-}
-
-/**
- * The unique constraints of the schema, by name, as the contract's ALREADY_EXISTS names them. A
- * handler that checks first and then writes can lose a race to a parallel request: the constraint
- * then decides, and this table turns its violation into the same 409 the check would have given.
- */
-const UNIQUE: Record<string, UniqueRule> = {
-  users_username_key: { resource: 'user', field: 'username' },
-  users_email_lower_key: { resource: 'user', field: 'email' },
-  users_actor_id_key: { resource: 'user', field: 'actorId' },
-  actors_user_id_key: { resource: 'actor', field: 'userId' },
-  actors_role_lower_email_key: { resource: 'actor', field: 'email' },
-  categories_scope_name_key: { resource: 'category', field: 'name' },
-  categories_scope_lower_name_key: { resource: 'category', field: 'name' },
-  complaint_types_name_key: { resource: 'complaint type', field: 'name' },
-  complaint_types_lower_name_key: { resource: 'complaint type', field: 'name' },
-  complaints_transport_id_key: { resource: 'complaint', field: 'transportId' },
-  countries_code_key: { resource: 'country', field: 'code' },
-  states_country_code_key: { resource: 'state', field: 'code' },
-  organizations_code_key: { resource: 'organization', field: 'code' },
-  roles_code_key: { resource: 'role', field: 'code' },
-  tags_name_key: { resource: 'tag', field: 'name' },
-  tags_lower_name_key: { resource: 'tag', field: 'name' },
-  transports_loading_number_key: { resource: 'transport', field: 'loadingNumber' },
-  vehicle_types_name_key: { resource: 'vehicle type', field: 'name' },
-  vehicle_types_lower_name_key: { resource: 'vehicle type', field: 'name' },
-  forum_reports_message_reporter_key: { resource: 'report', field: 'messageId' },
-  tutorial_chapters_tutorial_position_key: { resource: 'chapter', field: 'position' },
-};
 
 const singular = (table: string) =>
   table
@@ -96,7 +62,7 @@ export function contractErrorOf(error: unknown): AppError | ListError | undefine
   const key = keyOf(e.detail);
   switch (e.code) {
     case '23505': {
-      const rule = (e.constraint && UNIQUE[e.constraint]) || {
+      const rule = (e.constraint && uniqueRule(e.constraint)) || {
         resource: singular(e.table ?? 'record'),
         field: key.column ? camel(key.column) : (e.constraint ?? 'value'),
       };

@@ -28,14 +28,16 @@ describe('statement names', () => {
   });
 
   it('runs a repeated statement unnamed once the connection holds its share of prepared statements', () => {
-    const full = { parsedStatements: {} as Record<string, string>, submittedNamedStatements: {} };
-    for (let i = 0; i < PREPARED_PER_CONNECTION; i++) full.parsedStatements[`q_${i}`] = `select ${i}`;
+    const full = new Set(Array.from({ length: PREPARED_PER_CONNECTION }, (_, i) => `q_${i}`));
     const text = `select ${Math.random()}`;
     preparedName(full, text);
     expect(preparedName(full, text)).toBeNull();
-    const roomy = { parsedStatements: {}, submittedNamedStatements: {} };
+    const roomy = new Set<string>();
     expect(preparedName(roomy, text)).toBe(statementName(text));
     expect(preparedName(roomy, text)).toMatch(/^q_/);
+    // A statement the full connection already has keeps its name.
+    const known = preparedName(roomy, `select 'known'`) ?? preparedName(roomy, `select 'known'`)!;
+    expect(preparedName(new Set([...full].slice(1).concat(known)), `select 'known'`)).toBe(known);
   });
 });
 

@@ -2,15 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contractDigest } from '../../src/contract.js';
-import { Parser } from '../../src/http/glue-parser.js';
-import {
-  GLUE_PARSE_OPTIONS,
-  type GlueConfig,
-  parseWithGlue,
-  precomputedRoutes,
-  readRoutesArtefact,
-  routesArtefact,
-} from '../../src/http/glue-routes.js';
+import { Parser, parseWithGlue } from '../../src/patches/glue-parser.js';
+import { GLUE_PARSE_OPTIONS, type GlueConfig, precomputedRoutes, readRoutesArtefact, routesArtefact } from '../../src/http/glue-routes.js';
 import { routeSpecification } from '../../src/http/route-document.js';
 import { createTestApp } from '../support/app.js';
 

@@ -5,11 +5,17 @@ import { describe, expect, it } from 'vitest';
 
 /*
  * The module file scheme (README, "Layout"): SQL lives only in `repository.ts` or
- * `<area>-repository.ts`; handlers, mappers, rules and named services build no query.
+ * `<area>-repository.ts`; handlers, mappers, rules and named services build no query. Handler
+ * files call repositories, rules and services, never another handler file (only a module's
+ * `handlers.ts` assembles them into its map). A module's error factories live in its `rules.ts`.
  */
 const MODULES = fileURLToPath(new URL('../../src/modules', import.meta.url));
 const SQL = /\b(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql(<[^>]*>)?`/;
 const REPOSITORY = /(^|-)repository\.ts$/;
+const HANDLER_IMPORT = /from '\.{1,2}\/(?:[\w-]+\/)*[\w-]*handlers\.js'/g;
+/** An exported function or constant that makes an AppError or a ListError (an error factory). */
+const ERROR_FACTORY =
+  /export (?:const \w+ = \([^)]*\)(?:: \w+)?\s*=>\s*new (?:AppError|ListError)|function \w+\([^)]*\)[^{]*\{\s*return new (?:AppError|ListError))/;
 
 const sourceFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -31,5 +37,26 @@ describe('module files', () => {
       .filter((file) => SQL.test(readFileSync(file, 'utf8')))
       .map((file) => relative(MODULES, file));
     expect(offenders).toEqual([]);
+  });
+
+  it("let only a module's handlers.ts import handler files: handler files call repositories, rules and services", () => {
+    const offenders = files
+      .filter((file) => file.split('/').pop() !== 'handlers.ts' && file !== join(MODULES, 'index.ts'))
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(HANDLER_IMPORT)].map((m) => `${relative(MODULES, file)}: ${m[0]}`));
+    expect(offenders).toEqual([]);
+    // The check finds such an import (it once caught admin-handlers.ts importing from trade-handlers.ts).
+    expect("import { reload } from './trade-handlers.js';".match(HANDLER_IMPORT)).toHaveLength(1);
+  });
+
+  it("keep a module's error factories in its rules.ts", () => {
+    const offenders = files
+      .filter((file) => file.split('/').pop() !== 'rules.ts')
+      .filter((file) => ERROR_FACTORY.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(MODULES, file));
+    expect(offenders).toEqual([]);
+    expect(files.filter((file) => file.endsWith('/errors.ts')).map((file) => relative(MODULES, file))).toEqual([]);
+    expect(ERROR_FACTORY.test("export const topicNotFound = (topicId: number) => new AppError('TOPIC_NOT_FOUND', { topicId }, 'x');")).toBe(
+      true,
+    );
   });
 });

@@ -21,7 +21,7 @@ import {
 import { invalidateAnnouncementCaches } from './cache.js';
 import { reportedStatus, toAdmin, toAdminListItem } from './mappers.js';
 import { findAnnouncement } from './repository.js';
-import { announcementNotFound } from './visibility.js';
+import { announcementNotFound } from './rules.js';
 import { stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel } from '../auth/tokens.js';
 

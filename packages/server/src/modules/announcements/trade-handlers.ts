@@ -22,7 +22,8 @@ import {
   type UserListQuery,
   userStates,
 } from './repository.js';
-import { announcementExpired, announcementNotFound, assertVisible } from './visibility.js';
+import { announcementExpired, announcementNotFound } from './rules.js';
+import { assertVisible } from './visibility.js';
 
 // Lifetimes stated by the specification.
 const LIST_TTL_MS = 10 * 60_000;

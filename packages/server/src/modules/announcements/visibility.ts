@@ -1,12 +1,6 @@
 import { AppError } from '../../http/errors.js';
-import { iso } from '../../lib/time.js';
 import type { Audience } from './repository.js';
-
-export const announcementNotFound = (announcementId: number) =>
-  new AppError('ANNOUNCEMENT_NOT_FOUND', { announcementId }, 'Announcement not found');
-
-export const announcementExpired = (announcementId: number, expiresAt: Date | string) =>
-  new AppError('ANNOUNCEMENT_EXPIRED', { announcementId, expiresAt: iso(expiresAt) }, 'Announcement has expired');
+import { announcementExpired, announcementNotFound } from './rules.js';
 
 interface Targeted {
   status: string;

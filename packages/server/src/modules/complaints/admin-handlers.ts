@@ -6,12 +6,20 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
-import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { assign, deleteComplaint, updateComplaint } from './change-repository.js';
 import { changeStatus } from './status-change.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
-import { DELETABLE_BY_ADMIN, ownedComplaints, ownedScope, workableComplaints } from './rules.js';
+import {
+  checkReferences,
+  COMPLAINT_WORKFLOW,
+  complaintNotFound,
+  DELETABLE_BY_ADMIN,
+  notEditable,
+  ownedComplaints,
+  ownedScope,
+  workableComplaints,
+} from './rules.js';
 import { complaintStats } from './stats-repository.js';
 import { toNotification } from '../notifications/mappers.js';
 

@@ -5,8 +5,7 @@ import { readStored, storeThen } from '../../lib/file-store.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
 import { attachmentUrl, findDownload, lockComplaint, storeAttachments } from './attachment-repository.js';
-import { complaintNotFound, notEditable } from './errors.js';
-import { ownedComplaints, readableBy } from './rules.js';
+import { complaintNotFound, notEditable, ownedComplaints, readableBy } from './rules.js';
 
 type FileType = components['schemas']['UploadedFile']['type'];
 

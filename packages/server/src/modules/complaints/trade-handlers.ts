@@ -6,7 +6,6 @@ import { ownedBy } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import { activeTypes } from '../complaint-types/repository.js';
-import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toChanges, toDetail, toHistoryEntry, toListItem } from './mappers.js';
 import { linkAttachments } from './attachment-repository.js';
 import { deleteComplaint, insertComplaint, updateComplaint } from './change-repository.js';
@@ -20,7 +19,7 @@ import {
   listPage,
   statusOf,
 } from './repository.js';
-import { ownedComplaints, readableBy, readableScope, workableComplaints } from './rules.js';
+import { checkReferences, complaintNotFound, notEditable, ownedComplaints, readableBy, readableScope, workableComplaints } from './rules.js';
 import { changeStatus } from './status-change.js';
 
 export const tradeHandlers: ModuleHandlers<

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Insertable, Updateable } from 'kysely';
+import type { UniqueName } from '../../db/constraints.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
@@ -8,7 +9,7 @@ import { type ConfigTable, type Db, deleteRow, insertRow, lockRow, updateRow } f
 
 /** A unique constraint of the list and the contract's 409 it stands for. */
 export interface UniqueRule<C, U, R> {
-  constraint: string;
+  constraint: UniqueName;
   field: string;
   message: string;
   /** The value that collided: from the request, else from the entry being changed. */
@@ -18,7 +19,7 @@ export interface UniqueRule<C, U, R> {
 type Keyed<F extends string> = { [P in F]?: unknown };
 
 /** A unique field whose colliding value is the request's, else the entry's own. */
-export function uniqueField<F extends string>(constraint: string, field: F, message: string): UniqueRule<Keyed<F>, Keyed<F>, Keyed<F>> {
+export function uniqueField<F extends string>(constraint: UniqueName, field: F, message: string): UniqueRule<Keyed<F>, Keyed<F>, Keyed<F>> {
   return { constraint, field, message, value: (input, current) => String(input[field] ?? current?.[field] ?? '') };
 }
 

@@ -14,7 +14,6 @@ import {
   insertMessage,
   lockMessageIfVisible,
   lockVisibleMessage,
-  messageNotFound,
   shownMessagesOf,
   softDeleteMessage,
   updateMessageContent,
@@ -22,8 +21,8 @@ import {
   type MessageState,
 } from './message-repository.js';
 import { assertClean, trimmed } from './moderation.js';
-import { mayChange, notAuthor } from './topic-handlers.js';
-import { lockTopic, topicClosed, topicNotFound } from './topic-repository.js';
+import { mayChange, messageNotFound, notAuthor, topicClosed, topicNotFound } from './rules.js';
+import { lockTopic } from './topic-repository.js';
 
 async function loadMessage(db: Kysely<Database>, id: number, userId: number): Promise<Result<'getForumMessageById'>> {
   const row = await findShownMessage(db, id, userId);

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Database, VoteKind } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { messageNotFound } from './rules.js';
 
 type Db = Kysely<Database>;
 
@@ -94,8 +94,6 @@ export async function findShownMessage(db: Db, id: number, userId: number): Prom
   if (!message) return undefined;
   return shownMessageIn(db, message.topic_id, id, userId);
 }
-
-export const messageNotFound = (messageId: number) => new AppError('MESSAGE_NOT_FOUND', { messageId }, 'Message not found');
 
 /** The columns the write rules look at, joined with the topic's state. */
 function messageState(db: Db) {

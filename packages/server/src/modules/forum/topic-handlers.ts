@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers, Result } from '../../http/handlers.js';
 import { hasGlobalView } from '../../lib/scope.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
-import { caller, type AuthContext } from '../../plugins/security.js';
+import { caller } from '../../plugins/security.js';
 import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.js';
-import { allShownMessages, messageNotFound, shownMessageIn, shownMessagesOf } from './message-repository.js';
+import { allShownMessages, shownMessageIn, shownMessagesOf } from './message-repository.js';
+import { mayChange, messageNotFound, notAuthor, topicClosed, topicNotFound } from './rules.js';
 import { assertClean, trimmed } from './moderation.js';
 import { setTopicLike, subscribe, unsubscribe } from './interaction-repository.js';
 import { listTopics } from './topic-list-repository.js';
@@ -18,22 +18,11 @@ import {
   findTopic,
   insertTopic,
   lockTopic,
-  topicClosed,
-  topicNotFound,
   topicTags,
   updateTopic,
   visibleTopic,
   type TopicChanges,
 } from './topic-repository.js';
-
-/** Who may change any topic or message besides its author. */
-export const STAFF_ROLES = ['supervisor', 'admin', 'super_admin'];
-
-export const notAuthor = (what: 'topic' | 'message') =>
-  new AppError('FORBIDDEN', { requiredRoles: STAFF_ROLES }, `Only the author or a supervisor may change this ${what}`);
-
-/** The author, or a supervisor and above. */
-export const mayChange = (auth: AuthContext, authorId: number) => authorId === auth.userId || hasGlobalView(auth);
 
 async function loadTopic(db: Kysely<Database>, id: number, userId: number): Promise<Result<'createForumTopic'>> {
   const row = await findTopic(db, id, userId);

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, TopicStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { DEFAULT_COLOR } from './mappers.js';
+import { topicNotFound } from './rules.js';
 import { queryShape } from '../../lib/query-shape.js';
 
 type Db = Kysely<Database>;
@@ -108,9 +109,6 @@ export async function visibleTopic(db: Db, id: number): Promise<{ id: number; st
   if (!topic) throw topicNotFound(id);
   return topic;
 }
-
-export const topicNotFound = (topicId: number) => new AppError('TOPIC_NOT_FOUND', { topicId }, 'Topic not found');
-export const topicClosed = (topicId: number, status: TopicStatus) => new AppError('TOPIC_CLOSED', { topicId, status }, 'Topic is closed');
 
 /** CATEGORY_NOT_FOUND unless the id is an active FORUM category. */
 export async function assertForumCategory(db: Db, categoryId: number): Promise<void> {

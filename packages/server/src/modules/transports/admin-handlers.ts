@@ -8,6 +8,7 @@ import { complaintCount, currentStatus, findVisible, levelOneValidator, listPage
 import {
   actionMessage,
   ADMIN_EDITABLE,
+  checkDateRange,
   hasComplaint,
   invalidTransition,
   notEditable,
@@ -21,7 +22,7 @@ import {
   wrongRole,
 } from './rules.js';
 import { transportStats } from './stats-repository.js';
-import { checkDateRange, loadVisible, reload } from './trade-handlers.js';
+import { loadVisible, reload } from './service.js';
 import {
   deleteTransport,
   fieldChanges,

@@ -1,4 +1,5 @@
-import { type Expression, sql, type Kysely, type SqlBool } from 'kysely';
+import type { operations } from '@transport-ops/contract';
+import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
 import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
@@ -128,95 +129,107 @@ const SORT_KEYS: Record<NonNullable<TransportFilters['sortBy']>, SortKey> = {
   status: { column: 't.status', type: 'text' },
 };
 
-/** The filters of the base query, with their values as the statement binds them. */
-interface BaseParams extends Ownership {
-  status: TransportStatus | undefined;
-  vehicleTypeId: number | undefined;
-  customerId: number | undefined;
-  createdBy: number | undefined;
-  organizationId: number | undefined;
-  loadingPattern: string | undefined;
-  unloadingPattern: string | undefined;
-  startDate: Date | undefined;
-  endBefore: Date | undefined;
-  searchPattern: string | undefined;
+/** The query parameters of the transport lists and their export, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listTransports']['parameters']['query']> &
+  NonNullable<operations['listAdminTransports']['parameters']['query']> &
+  NonNullable<operations['exportTransportsReport']['parameters']['query']>;
+/** The parameters that page and order a list rather than filter it (fetchKeysetPage reads them). */
+const PAGING = ['page', 'limit', 'cursor', 'sortBy', 'sortOrder'] as const satisfies ReadonlyArray<keyof ListParameters>;
+type FilterName = Exclude<keyof ListParameters, (typeof PAGING)[number]>;
+/** A spec for every filter parameter of `Q` (exported for the type test that proves it exhaustive). */
+export type FilterSpecs<Q> = { [K in Exclude<keyof Q, (typeof PAGING)[number]>]-?: FilterSpec<NonNullable<Q[K]>> };
+
+type TransportsFrom = ReturnType<typeof transportsFrom>;
+const transportsFrom = (db: Db) => db.selectFrom('transports as t');
+type Where = TransportsFrom extends SelectQueryBuilder<infer D, infer T, object> ? ExpressionBuilder<D, T> : never;
+
+/** One filter: its value as the statement binds it, the condition it adds, the columns of `transports` it reads. */
+interface FilterSpec<V> {
+  /** The bound value, from the parameter's (present) value. */
+  bind: (value: V) => unknown;
+  /** The condition, given the bound value (a placeholder while the query shape builds the statement). */
+  where: (eb: Where, bound: unknown) => Expression<SqlBool>;
+  /** The columns it reads besides the sort keys: the team walk's covering index must carry them (migration 0013). */
+  columns: readonly string[];
+  /** A text filter keeps a small share of the rows (the team walk member by member then pays). */
+  text?: true;
 }
+
+const same = <V>(value: V) => value;
+
+/**
+ * Each filter of the transport lists, declared once: the list page, its count and the CSV export
+ * apply them all through `baseQuery`, the query shape binds each (its presence picks the
+ * statement), and `FILTER_COLUMNS` is what they read. Typed from the contract: a query parameter
+ * of `listTransports`, `listAdminTransports` or `exportTransportsReport` that is neither here nor
+ * in `PAGING` is a type error ("Property 'x' is missing"). The order is the order of the
+ * conditions in the statement.
+ */
+export const FILTERS: FilterSpecs<ListParameters> = {
+  status: { bind: same, where: (eb, v) => eb('t.status', '=', v as TransportStatus), columns: ['t.status'] },
+  vehicleTypeId: { bind: same, where: (eb, v) => eb('t.vehicle_type_id', '=', v as number), columns: ['t.vehicle_type_id'] },
+  customerId: { bind: same, where: (eb, v) => eb('t.customer_id', '=', v as number), columns: ['t.customer_id'] },
+  createdBy: { bind: same, where: (eb, v) => eb('t.created_by', '=', v as number), columns: ['t.created_by'] },
+  organizationId: { bind: same, where: (_eb, v) => sql<SqlBool>`t.created_by in (${teamUserIds(v as number)})`, columns: ['t.created_by'] },
+  loadingPoint: {
+    bind: containing,
+    where: (eb, v) => eb('t.loading_point', 'ilike', v as string),
+    columns: ['t.loading_point'],
+    text: true,
+  },
+  unloadingPoint: {
+    bind: containing,
+    where: (eb, v) => eb('t.unloading_point', 'ilike', v as string),
+    columns: ['t.unloading_point'],
+    text: true,
+  },
+  startDate: { bind: (v) => new Date(v), where: (eb, v) => eb('t.created_at', '>=', v as Date), columns: [] },
+  // Stored timestamps have microseconds, the API's milliseconds: the end is inclusive of its whole millisecond.
+  endDate: { bind: (v) => new Date(Date.parse(v) + 1), where: (eb, v) => eb('t.created_at', '<', v as Date), columns: [] },
+  search: {
+    bind: containing,
+    // Each column has a trigram index: the planner ORs four bitmap index scans.
+    where: (eb, v) =>
+      eb.or([
+        eb('t.loading_number', 'ilike', v as string),
+        eb('t.product_label', 'ilike', v as string),
+        eb('t.loading_point', 'ilike', v as string),
+        eb('t.unloading_point', 'ilike', v as string),
+      ]),
+    columns: ['t.loading_number', 't.product_label', 't.loading_point', 't.unloading_point'],
+    text: true,
+  },
+};
+
+const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+
+/** The filters of the base query, with their values as the statement binds them (undefined: not filtered). */
+type BaseParams = Ownership & { [K in FilterName]?: unknown };
 
 function baseParams(auth: AuthContext, f: TransportFilters): BaseParams {
-  return Object.assign({}, ownership(auth), {
-    status: f.status,
-    vehicleTypeId: f.vehicleTypeId,
-    customerId: f.customerId,
-    createdBy: f.createdBy,
-    organizationId: f.organizationId,
-    loadingPattern: f.loadingPoint === undefined ? undefined : containing(f.loadingPoint),
-    unloadingPattern: f.unloadingPoint === undefined ? undefined : containing(f.unloadingPoint),
-    startDate: f.startDate === undefined ? undefined : new Date(f.startDate),
-    // Stored timestamps have microseconds, the API's milliseconds: the end is inclusive of its whole millisecond.
-    endBefore: f.endDate === undefined ? undefined : new Date(Date.parse(f.endDate) + 1),
-    searchPattern: f.search === undefined ? undefined : containing(f.search),
-  });
+  const params: BaseParams = ownership(auth);
+  const given = f as Partial<Record<FilterName, unknown>>;
+  for (const name of FILTER_NAMES) {
+    const value = given[name];
+    params[name] = value === undefined ? undefined : (FILTERS[name].bind as (v: unknown) => unknown)(value);
+  }
+  return params;
 }
 
-/** Every column of `transports` that baseQuery's filters read (the sort keys aside). */
-export const FILTER_COLUMNS = [
-  't.created_by',
-  't.status',
-  't.vehicle_type_id',
-  't.customer_id',
-  't.loading_number',
-  't.product_label',
-  't.loading_point',
-  't.unloading_point',
-];
+/** Every column of `transports` that the filters read (the sort keys aside), once each. */
+export const FILTER_COLUMNS: readonly string[] = [...new Set(['t.created_by', ...FILTER_NAMES.flatMap((name) => FILTERS[name].columns)])];
 
 function baseQuery(db: Db, p: BaseParams) {
-  let q = db.selectFrom('transports as t').where(ownedByScope(p, 't.created_by'));
-  if (p.status !== undefined) q = q.where('t.status', '=', p.status);
-  if (p.vehicleTypeId !== undefined) q = q.where('t.vehicle_type_id', '=', p.vehicleTypeId);
-  if (p.customerId !== undefined) q = q.where('t.customer_id', '=', p.customerId);
-  if (p.createdBy !== undefined) q = q.where('t.created_by', '=', p.createdBy);
-  if (p.organizationId !== undefined) q = q.where(sql<boolean>`t.created_by in (${teamUserIds(p.organizationId)})`);
-  if (p.loadingPattern !== undefined) q = q.where('t.loading_point', 'ilike', p.loadingPattern);
-  if (p.unloadingPattern !== undefined) q = q.where('t.unloading_point', 'ilike', p.unloadingPattern);
-  if (p.startDate !== undefined) q = q.where('t.created_at', '>=', p.startDate);
-  if (p.endBefore !== undefined) q = q.where('t.created_at', '<', p.endBefore);
-  if (p.searchPattern !== undefined) {
-    const pattern = p.searchPattern;
-    // Each column has a trigram index: the planner ORs four bitmap index scans.
-    q = q.where((eb) =>
-      eb.or([
-        eb('t.loading_number', 'ilike', pattern),
-        eb('t.product_label', 'ilike', pattern),
-        eb('t.loading_point', 'ilike', pattern),
-        eb('t.unloading_point', 'ilike', pattern),
-      ]),
-    );
+  let q = transportsFrom(db).where(ownedByScope(p, 't.created_by'));
+  for (const name of FILTER_NAMES) {
+    const bound = p[name];
+    if (bound !== undefined) q = q.where((eb) => FILTERS[name].where(eb, bound));
   }
   return q;
 }
 
 /** The base query as a query shape: compiled once per scope and combination of filters. */
-const baseShape = queryShape<BaseParams, unknown>(
-  {
-    values: [
-      'ownerId',
-      'teamId',
-      'status',
-      'vehicleTypeId',
-      'customerId',
-      'createdBy',
-      'organizationId',
-      'loadingPattern',
-      'unloadingPattern',
-      'startDate',
-      'endBefore',
-      'searchPattern',
-    ],
-    structure: ['scope'],
-  },
-  baseQuery,
-);
+const baseShape = queryShape<BaseParams, unknown>({ values: ['ownerId', 'teamId', ...FILTER_NAMES], structure: ['scope'] }, baseQuery);
 
 /** The transports the caller may see that pass the filters: the base table only, no joins. */
 export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {
@@ -249,7 +262,7 @@ function byMember(params: BaseParams): PerOwner | undefined {
 }
 
 /** Whether a text filter (point or search) keeps a small share of the rows: the walk of the whole order then skips many. */
-const textFiltered = (p: BaseParams) => p.loadingPattern !== undefined || p.unloadingPattern !== undefined || p.searchPattern !== undefined;
+const textFiltered = (p: BaseParams) => FILTER_NAMES.some((name) => FILTERS[name].text && p[name] !== undefined);
 
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {

@@ -1,5 +1,5 @@
 import type { components } from '@transport-ops/contract';
-import { AppError } from '../../http/errors.js';
+import { AppError, ListError } from '../../http/errors.js';
 import type { TransportStatus } from '../../db/schema.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel } from '../auth/tokens.js';
@@ -120,3 +120,10 @@ export const sameValidator = () =>
     { action: 'VALIDATE' },
     'The level-2 validation must be given by another user than the level-1 validation',
   );
+
+/** 400 when the date range is reversed (the schema cannot compare two parameters). */
+export function checkDateRange(f: { startDate?: string; endDate?: string }): void {
+  if (f.startDate !== undefined && f.endDate !== undefined && new Date(f.startDate) > new Date(f.endDate)) {
+    throw new ListError(400, 'Validation failed', ['querystring/startDate must not be after endDate']);
+  }
+}

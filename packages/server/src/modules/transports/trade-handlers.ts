@@ -1,24 +1,14 @@
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
-import { type AuthContext, caller } from '../../plugins/security.js';
-import { ownership } from '../../lib/scope.js';
+import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
-import {
-  activeVehicleTypes,
-  complaintCount,
-  currentStatus,
-  type Db,
-  findVisible,
-  findVisibleDocument,
-  listPage,
-  loadTransport,
-  type TransportFilters,
-} from './repository.js';
-import { hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
+import { activeVehicleTypes, complaintCount, currentStatus, findVisible, findVisibleDocument, listPage } from './repository.js';
+import { checkDateRange, hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
+import { loadVisible, reload } from './service.js';
 import {
   checkNewCustomer,
   createTransport,
@@ -41,27 +31,6 @@ export type TradeTransportOps =
   | 'listVehicleTypes'
   | 'uploadTransportDocuments'
   | 'downloadTransportDocument';
-
-/** 400 when the date range is reversed (the schema cannot compare two parameters). */
-export function checkDateRange(f: Pick<TransportFilters, 'startDate' | 'endDate'>): void {
-  if (f.startDate !== undefined && f.endDate !== undefined && new Date(f.startDate) > new Date(f.endDate)) {
-    throw new ListError(400, 'Validation failed', ['querystring/startDate must not be after endDate']);
-  }
-}
-
-/** The transport as answered after a write (it exists: the caller just wrote it). */
-export async function reload(db: Db, id: number) {
-  const record = await loadTransport(db, id);
-  if (!record) throw transportNotFound(id);
-  return record;
-}
-
-/** The transport as `auth` may see it: a 404 when it is absent or outside the caller's scope. */
-export async function loadVisible(db: Db, auth: AuthContext, id: number) {
-  const record = await loadTransport(db, id, ownership(auth));
-  if (!record) throw transportNotFound(id);
-  return record;
-}
 
 export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
   async createTransport(req) {

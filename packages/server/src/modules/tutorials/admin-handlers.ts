@@ -23,7 +23,7 @@ import {
   replaceTags,
   updateTutorialRow,
 } from './admin-write-repository.js';
-import { tutorialNotFound } from './progress-repository.js';
+import { tutorialNotFound } from './rules.js';
 import type { Db } from './query-repository.js';
 
 /** 400 when a chapter starts before the previous one (the schema cannot compare items). */

@@ -6,7 +6,8 @@ import { caller } from '../../plugins/security.js';
 import { adminTutorialHandlers } from './admin-handlers.js';
 import { findCertificateByCode, findOwnCertificate } from './certificate-repository.js';
 import { certificatePdf } from './certificate.js';
-import { completeTutorial, recordProgress, tutorialNotFound } from './progress-repository.js';
+import { completeTutorial, recordProgress } from './progress-repository.js';
+import { tutorialNotFound } from './rules.js';
 import { findPublishedDetail, listCategories, listPublished, recordView, searchPublished } from './repository.js';
 
 /** "3,14" → [3, 14] (the contract's pattern has checked the form). */

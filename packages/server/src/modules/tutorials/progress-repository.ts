@@ -4,9 +4,8 @@ import type { Result } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
 import { newCertificateCode } from './certificate.js';
+import { tutorialNotFound } from './rules.js';
 import { chaptersCount, type Db, percentage, viewedCount } from './query-repository.js';
-
-export const tutorialNotFound = (tutorialId: number) => new AppError('TUTORIAL_NOT_FOUND', { tutorialId }, 'Tutorial not found');
 
 /**
  * The published tutorial, share-locked until the end of the transaction: an administrator's

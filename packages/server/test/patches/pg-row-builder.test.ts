@@ -1,11 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/db/connect.js';
-import { REMEMBERED_SHAPES, rowsToObjects } from '../../src/db/rows.js';
+import { arrayRowsQuery, CHECKED, REMEMBERED_SHAPES, rowsToObjects } from '../../src/patches/pg-row-builder.js';
+import { installedVersion, withinChecked } from '../support/installed.js';
 
 const url = process.env.DATABASE_URL;
 const fields = (...names: string[]) => names.map((name) => ({ name }));
+
+/*
+ * The pg row builder patch (src/patches/pg-row-builder.ts) works around how pg builds its row
+ * objects: these tests fail when an upgrade changes that, or when pg's array rows stop matching.
+ */
+describe('the pg row builder patch', () => {
+  it('runs on a pg version it was checked against', () => {
+    const version = installedVersion(CHECKED.package);
+    expect(
+      withinChecked(version, CHECKED),
+      `pg ${version} is outside ${CHECKED.from} - <${CHECKED.below}: recheck src/patches/pg-row-builder.ts`,
+    ).toBe(true);
+  });
+
+  it('still has a reason: pg builds each object row by spreading one prebuilt object', () => {
+    // When this fails, pg builds rows another way: measure again, and drop the patch if its gain is gone.
+    const result = readFileSync(createRequire(import.meta.url).resolve('pg/lib/result.js'), 'utf8');
+    expect(result).toMatch(/parseRow\(rowData\) \{\s*const row = \{ \.\.\.this\._prebuiltEmptyResultObject \}/);
+  });
+
+  it("builds a named query whose rows are arrays parsed by pg's type parsers (int8 as a number)", () => {
+    let answered: unknown;
+    const query = arrayRowsQuery('select $1::int8 as n', ['42'], 'q_patch', true, (_error, result) => {
+      answered = result;
+    });
+    const internals = query as unknown as {
+      name: string;
+      callback: unknown;
+      _result: { rowAsArray: boolean; parseRow(v: unknown[]): unknown; addFields(f: object[]): void };
+    };
+    expect(internals.name).toBe('q_patch');
+    expect(typeof internals.callback).toBe('function');
+    expect(internals._result.rowAsArray).toBe(true);
+    internals._result.addFields([{ name: 'n', dataTypeID: 20, format: 'text' }]);
+    expect(internals._result.parseRow(['42'])).toEqual([42]);
+    const plain = arrayRowsQuery('select 1 as n', [], null, false, () => {}) as unknown as typeof internals;
+    plain._result.addFields([{ name: 'n', dataTypeID: 20, format: 'text' }]);
+    expect(plain._result.parseRow(['1'])).toEqual({ n: 1 });
+    expect(answered).toBeUndefined();
+  });
+
+  it("still has a reason to build queries from text: pg copies a config object's descriptors on every query", () => {
+    // When this fails, pg no longer copies the config: pass { text, values, name, rowMode: 'array' } instead.
+    const utils = readFileSync(createRequire(import.meta.url).resolve('pg/lib/utils.js'), 'utf8');
+    expect(utils).toMatch(
+      /Object\.defineProperties\(Object\.create\(Object\.getPrototypeOf\(config\)\), Object\.getOwnPropertyDescriptors\(config\)\)/,
+    );
+  });
+});
 
 describe('rows built by a compiled literal per statement', () => {
   it('makes each array row an object keyed by column name, in column order', () => {

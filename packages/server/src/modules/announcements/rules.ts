@@ -1,0 +1,8 @@
+import { AppError } from '../../http/errors.js';
+import { iso } from '../../lib/time.js';
+
+export const announcementNotFound = (announcementId: number) =>
+  new AppError('ANNOUNCEMENT_NOT_FOUND', { announcementId }, 'Announcement not found');
+
+export const announcementExpired = (announcementId: number, expiresAt: Date | string) =>
+  new AppError('ANNOUNCEMENT_EXPIRED', { announcementId, expiresAt: iso(expiresAt) }, 'Announcement has expired');
