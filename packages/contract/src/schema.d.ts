@@ -9506,7 +9506,9 @@ export interface components {
             occurredAt: string;
             resource: components["schemas"]["EventResource"];
             /** @description The payload of this type of event (see the `webhooks` section). */
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
         };
         /** @description Which endpoints receive the event again. */
         EventRedeliverRequest: {

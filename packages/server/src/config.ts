@@ -59,6 +59,21 @@ export interface Config {
   mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
   /** Period of the sweep of complaint attachments never linked to a complaint (0: no background loop). */
   attachmentSweepIntervalMs: number;
+  /**
+   * Webhook delivery: first retry delay (doubling, with jitter), answer timeout, how long an
+   * endpoint may fail every attempt before it is disabled, whether targets may be private addresses
+   * (always true outside production), the worker's polling period (0: no worker at all, tests drive it;
+   * otherwise a write answered by this instance also wakes it at once) and how many deliveries one instance sends at once.
+   */
+  webhooks: {
+    retryBaseMs: number;
+    timeoutMs: number;
+    disableAfterMs: number;
+    allowPrivateTargets: boolean;
+    requireHttps: boolean;
+    pollIntervalMs: number;
+    concurrency: number;
+  };
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -101,6 +116,12 @@ interface Env {
   OUTBOX_INTERVAL_MS: number;
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
   SANDBOX?: boolean;
+  WEBHOOK_RETRY_BASE_MS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_DISABLE_AFTER_MS: number;
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+  WEBHOOK_POLL_INTERVAL_MS: number;
+  WEBHOOK_CONCURRENCY: number;
 }
 
 const schema = {
@@ -140,6 +161,12 @@ const schema = {
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     SANDBOX: { type: 'boolean' },
+    WEBHOOK_RETRY_BASE_MS: { type: 'integer', minimum: 10, maximum: 3_600_000, default: 30_000 },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60_000, default: 10_000 },
+    WEBHOOK_DISABLE_AFTER_MS: { type: 'integer', minimum: 1000, maximum: 30 * 86_400_000, default: 5 * 86_400_000 },
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
+    WEBHOOK_POLL_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
+    WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
   },
 } as const;
 
@@ -237,6 +264,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     sandbox: e.SANDBOX ?? false,
+    webhooks: {
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+      // Outside production, local receivers (a developer's, QA's in the sandbox) must work.
+      allowPrivateTargets: !production || e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      requireHttps: production,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
   };
 }
 
@@ -293,6 +330,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const readinessTimeoutMs = 60_000;
   // Nor a background sweep of old pending uploads: tests call app.sweepUnlinkedAttachments() with their own clock.
   const attachmentSweepIntervalMs = 0;
+  // Nor a webhook worker: tests that deliver turn it on (or call app.deliverWebhooksOnce()).
+  const webhooks = Object.assign({}, base.webhooks, { pollIntervalMs: 0 });
   return Object.assign(
     {},
     base,
@@ -301,6 +340,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       mail,
       attachmentSweepIntervalMs,
       readinessTimeoutMs,
+      webhooks,
     },
     overrides,
   );
