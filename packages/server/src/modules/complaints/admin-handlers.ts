@@ -9,6 +9,7 @@ import { caller } from '../../plugins/security.js';
 import { checkReferences, complaintNotFound, notEditable } from './errors.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { addHistory, assign, deleteComplaint, moveStatus, queueResolutionNotice, updateComplaint } from './change-repository.js';
+import { emitComplaintStatusChanged } from './events.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
 import { COMPLAINT_WORKFLOW, DELETABLE_BY_ADMIN, ownedComplaints, ownedScope, workableComplaints } from './rules.js';
 import { complaintStats } from './stats-repository.js';
@@ -101,6 +102,7 @@ export const adminHandlers: ModuleHandlers<
       if (verdict.ok && (await moveStatus(trx, id, current, requested, at))) {
         await addHistory(trx, id, requested, comment, auth.userId, at);
         if (requested === 'RESOLVED') await queueResolutionNotice(trx, complaint, comment, at);
+        await emitComplaintStatusChanged(trx, id, current, requested, comment);
         return;
       }
       // Refused, or a concurrent change moved it first (the guarded UPDATE found nothing): answer from where it is now.

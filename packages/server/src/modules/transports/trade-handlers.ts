@@ -6,6 +6,7 @@ import { pageMeta } from '../../lib/paging.js';
 import { type AuthContext, caller } from '../../plugins/security.js';
 import { ownership } from '../../lib/scope.js';
 import { screenUploads } from '../../plugins/uploads.js';
+import { emitEvent } from '../events/emit.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
 import {
   activeVehicleTypes,
@@ -178,6 +179,9 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
           });
           rows.push(row);
         }
+        const added = new Set(rows.map((r) => r.id));
+        const documents = toTransport(await reload(trx, transportId)).documents.filter((d) => added.has(d.id));
+        await emitEvent(trx, 'transport.document_added', { type: 'transport', id: transportId }, { transportId, documents });
         return rows;
       }),
     );
