@@ -76,7 +76,8 @@ export default fp(async function webhookWorker(app: FastifyInstance) {
   });
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
-    await refreshActive().catch(() => undefined);
+    // Not awaited: the start never waits for the database (it may be down; the answer comes soon).
+    refreshActive().catch(() => undefined);
     timer = setInterval(() => refreshActive().catch(() => undefined), 30_000);
     timer.unref();
   });
