@@ -10,7 +10,9 @@ import { ListError } from '../../http/errors.js';
  * resolves elsewhere later (DNS rebinding) is refused too.
  */
 
-const reserved = new BlockList();
+// Two lists: a BlockList also checks an IPv4 address against the IPv4-mapped IPv6 ranges it holds.
+const reserved4 = new BlockList();
+const reserved6 = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -27,7 +29,7 @@ for (const [net, bits] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  reserved.addSubnet(net, bits, 'ipv4');
+  reserved4.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
   ['::', 128],
@@ -40,16 +42,17 @@ for (const [net, bits] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
-  reserved.addSubnet(net, bits, 'ipv6');
+  reserved6.addSubnet(net, bits, 'ipv6');
 }
 
 /** True for an address that is not a public unicast one. IPv4-mapped IPv6 addresses are judged as IPv4. */
 export function isReservedAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return reserved.check(mapped[1]!, 'ipv4');
+  if (mapped) return reserved4.check(mapped[1]!, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true;
-  return reserved.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  // An IPv4-mapped address written in hexadecimal falls in ::ffff:0:0/96 and is refused as a whole.
+  return family === 4 ? reserved4.check(address, 'ipv4') : reserved6.check(address, 'ipv6');
 }
 
 export interface TargetRules {
