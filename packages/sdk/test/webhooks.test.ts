@@ -29,7 +29,13 @@ describe('verifyWebhook (@transport-ops/sdk/webhooks)', () => {
   });
 
   it('returns a typed event that narrows on its type', async () => {
-    const body = JSON.stringify({ id: 'evt_5f1c0a9e2b7d43e8a1c6f092', type: 'tutorial.completed', occurredAt: '2026-11-21T09:30:00.412Z', resource: { type: 'tutorial', id: 11 }, data: { tutorialId: 11, userId: 17 } });
+    const body = JSON.stringify({
+      id: 'evt_5f1c0a9e2b7d43e8a1c6f092',
+      type: 'tutorial.completed',
+      occurredAt: '2026-11-21T09:30:00.412Z',
+      resource: { type: 'tutorial', id: 11 },
+      data: { tutorialId: 11, userId: 17 },
+    });
     const now = Math.floor(Date.now() / 1000);
     const event: WebhookEvent = await verifyWebhook(body, sign(secret, 'evt_5f1c0a9e2b7d43e8a1c6f092', now, body), secret);
     expect(event.type === 'tutorial.completed' ? event.data.tutorialId : null).toBe(11);
@@ -41,6 +47,8 @@ describe('verifyWebhook (@transport-ops/sdk/webhooks)', () => {
     await expect(verifyWebhook('{"test": 1}', vector.headers, secret, { now: vector.at })).rejects.toThrow('No matching signature');
     const { 'webhook-signature': _dropped, ...unsigned } = vector.headers;
     await expect(verifyWebhook(vector.body, unsigned, secret, { now: vector.at })).rejects.toThrow('Missing');
-    await expect(verifyWebhook(vector.body, vector.headers, secret, { now: new Date(vector.at.getTime() + 301_000) })).rejects.toThrow('too far');
+    await expect(verifyWebhook(vector.body, vector.headers, secret, { now: new Date(vector.at.getTime() + 301_000) })).rejects.toThrow(
+      'too far',
+    );
   });
 });

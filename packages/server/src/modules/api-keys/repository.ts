@@ -79,16 +79,7 @@ export async function revokeKey(db: Db, id: number): Promise<boolean> {
 /** The identity a key acts as: its service account, when the key is not revoked and the account active. */
 export const identityOfKey = (db: Db, keyHash: string) =>
   withAccount(db)
-    .select([
-      'k.id',
-      'u.id as user_id',
-      'u.username',
-      'u.email',
-      'u.role_id',
-      'r.access_level',
-      'u.country_id',
-      'u.organization_id',
-    ])
+    .select(['k.id', 'u.id as user_id', 'u.username', 'u.email', 'u.role_id', 'r.access_level', 'u.country_id', 'u.organization_id'])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)
     .where('u.is_active', '=', true)

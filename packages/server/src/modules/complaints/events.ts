@@ -26,5 +26,10 @@ export async function emitComplaintStatusChanged(
   toStatus: ComplaintStatus,
   comment: string | null,
 ): Promise<void> {
-  await emitEvent(trx, 'complaint.status_changed', { type: 'complaint', id }, { complaint: await snapshot(trx, id), fromStatus, toStatus, comment });
+  await emitEvent(
+    trx,
+    'complaint.status_changed',
+    { type: 'complaint', id },
+    { complaint: await snapshot(trx, id), fromStatus, toStatus, comment },
+  );
 }

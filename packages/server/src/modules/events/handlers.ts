@@ -41,7 +41,14 @@ export const eventHandlers: ModuleHandlers<EventOps> = {
     const data = rows.slice(0, limit);
     // Counted up to COUNT_CAP + 1 matches, on the whole filtered log (not from the cursor on).
     const counted = await db
-      .selectFrom(eventList(db, filters).clearSelect().clearOrderBy().select('id').limit(COUNT_CAP + 1).as('c'))
+      .selectFrom(
+        eventList(db, filters)
+          .clearSelect()
+          .clearOrderBy()
+          .select('id')
+          .limit(COUNT_CAP + 1)
+          .as('c'),
+      )
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     const total = Number(counted.n);

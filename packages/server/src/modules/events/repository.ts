@@ -26,14 +26,12 @@ export function eventList(db: Db, f: EventFilters, beforeId?: number) {
 }
 export type EventRow = Awaited<ReturnType<ReturnType<typeof eventList>['execute']>>[number];
 
-export const findEvent = (db: Db, publicId: string) => db.selectFrom('events').select(columns).where('public_id', '=', publicId).executeTakeFirst();
+export const findEvent = (db: Db, publicId: string) =>
+  db.selectFrom('events').select(columns).where('public_id', '=', publicId).executeTakeFirst();
 
 /** The active endpoints subscribed to `type` now, or the one active endpoint `subscriptionId` (whatever its types). */
 export async function redeliveryTargets(db: Db, type: EventType, subscriptionId?: number): Promise<number[]> {
   let query = db.selectFrom('webhook_subscriptions').select('id').where('is_active', '=', true);
-  query =
-    subscriptionId !== undefined
-      ? query.where('id', '=', subscriptionId)
-      : query.where(sql<SqlBool>`event_types ? ${type}`);
+  query = subscriptionId !== undefined ? query.where('id', '=', subscriptionId) : query.where(sql<SqlBool>`event_types ? ${type}`);
   return (await query.orderBy('id').execute()).map((r) => r.id);
 }

@@ -154,13 +154,18 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     try {
       report = await db.transaction().execute(async (trx) => {
         const row = await insertReport(trx, id, auth.userId, req.body.reason, req.body.comment?.trim() || null);
-        await emitEvent(trx, 'forum.message_reported', { type: 'forum_message', id }, {
-          reportId: row.id,
-          messageId: row.message_id,
-          reason: row.reason,
-          status: row.status,
-          createdAt: iso(row.created_at),
-        });
+        await emitEvent(
+          trx,
+          'forum.message_reported',
+          { type: 'forum_message', id },
+          {
+            reportId: row.id,
+            messageId: row.message_id,
+            reason: row.reason,
+            status: row.status,
+            createdAt: iso(row.created_at),
+          },
+        );
         return row;
       });
     } catch (error) {

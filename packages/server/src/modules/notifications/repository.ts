@@ -81,7 +81,11 @@ export async function claimDueAdmin(db: Db, now: Date, leaseMs: number, batch: n
     .execute();
 }
 
-export async function markAdminOutcome(db: Db, id: number, outcome: { sent: true } | { error: string; retryAt: Date | null }): Promise<void> {
+export async function markAdminOutcome(
+  db: Db,
+  id: number,
+  outcome: { sent: true } | { error: string; retryAt: Date | null },
+): Promise<void> {
   await db
     .updateTable('admin_notifications')
     .set(

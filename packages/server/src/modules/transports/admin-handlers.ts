@@ -124,14 +124,19 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
         validationLevel: level,
       });
       const record = await reload(trx, id);
-      await emitEvent(trx, 'transport.status_changed', { type: 'transport', id }, {
-        transport: toTransport(record),
-        action,
-        fromStatus: current.status,
-        toStatus: target.status,
-        validationLevel: level as 1 | 2 | null,
-        comment: comment ?? null,
-      });
+      await emitEvent(
+        trx,
+        'transport.status_changed',
+        { type: 'transport', id },
+        {
+          transport: toTransport(record),
+          action,
+          fromStatus: current.status,
+          toStatus: target.status,
+          validationLevel: level as 1 | 2 | null,
+          comment: comment ?? null,
+        },
+      );
       return { record, level };
     });
     return { message: actionMessage(action, level), result: toAdminTransport(record, auth.accessLevel) };

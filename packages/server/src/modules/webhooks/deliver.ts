@@ -2,7 +2,15 @@ import type { Config } from '../../config.js';
 import { iso } from '../../lib/time.js';
 import { emitEvent } from '../events/emit.js';
 import { toSubscription } from './mappers.js';
-import { type ClaimedDelivery, claimDue, type Db, disableSubscription, markDelivered, markFailed, notifyAdministrators } from './repository.js';
+import {
+  type ClaimedDelivery,
+  claimDue,
+  type Db,
+  disableSubscription,
+  markDelivered,
+  markFailed,
+  notifyAdministrators,
+} from './repository.js';
 import { type AttemptOutcome, sendEvent } from './send.js';
 
 /** Deliveries are retried for this long after they were queued, then FAILED. */

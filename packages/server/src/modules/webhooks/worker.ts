@@ -37,8 +37,7 @@ export default fp(async function webhookWorker(app: FastifyInstance) {
   const deliver = (now?: Date) => deliverDue(app.db, now === undefined ? options : Object.assign({}, options, { now }));
   const run = processJob(app, deliver, {
     periodMs: options.pollIntervalMs,
-    background: (round) =>
-      round().catch((error: unknown) => app.log.error({ err: error }, 'webhook delivery round failed')),
+    background: (round) => round().catch((error: unknown) => app.log.error({ err: error }, 'webhook delivery round failed')),
   });
   app.decorate('deliverWebhooksOnce', run);
 

@@ -58,7 +58,7 @@ describe('webhook delivery to a real receiver', () => {
     expect(payload).toMatchObject({ id: event, type: 'transport.created', resource: { type: 'transport', id: transport.id } });
     expect(payload.data).toEqual(transport);
 
-    const [delivery] = (await deliveriesOf(sub.id)).filter((d: { eventId: string }) => d.eventId === event);
+    const delivery = (await deliveriesOf(sub.id)).find((d: { eventId: string }) => d.eventId === event)!;
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts: 1, responseStatus: 200, lastError: null, nextAttemptAt: null });
     expect(delivery.latencyMs).toBeGreaterThanOrEqual(0);
     // The event log answers the same object as the delivery carried.
@@ -71,18 +71,21 @@ describe('webhook delivery to a real receiver', () => {
     const sub = await subscribe(['transport.created']);
     receiver.answerWith((r) => (receiver.of(String(r.headers['webhook-id'])).length <= 2 ? 503 : 204));
     const transport = await createTransport('Flaky receiver dock');
-    const event = (await t.db.selectFrom('events').select('public_id').where('resource_id', '=', transport.id).executeTakeFirstOrThrow()).public_id;
+    const event = (await t.db.selectFrom('events').select('public_id').where('resource_id', '=', transport.id).executeTakeFirstOrThrow())
+      .public_id;
     await receiver.until(() => receiver.of(event).length >= 3, 8000);
     const attempts = receiver.of(event);
     expect(attempts.map((r) => r.headers['webhook-id'])).toEqual([event, event, event]);
     // Each attempt is signed anew (its own timestamp), all with the endpoint's secret.
     for (const r of attempts) new Webhook(sub.secret).verify(r.body, r.headers as Record<string, string>);
-    await expect.poll(async () => (await deliveriesOf(sub.id))[0], { timeout: 3000 }).toMatchObject({
-      eventId: event,
-      status: 'SUCCEEDED',
-      attempts: 3,
-      responseStatus: 204,
-    });
+    await expect
+      .poll(async () => (await deliveriesOf(sub.id))[0], { timeout: 3000 })
+      .toMatchObject({
+        eventId: event,
+        status: 'SUCCEEDED',
+        attempts: 3,
+        responseStatus: 204,
+      });
     receiver.answerWith(() => 200);
     await t.call('deleteWebhook', { token: await t.token('admin'), params: { id: sub.id } });
   });
@@ -90,7 +93,8 @@ describe('webhook delivery to a real receiver', () => {
   it('redelivers an event to one endpoint with the same webhook-id, and rotation invalidates the old secret', async () => {
     const sub = await subscribe(['transport.created']);
     const transport = await createTransport('Redelivered dock');
-    const event = (await t.db.selectFrom('events').select('public_id').where('resource_id', '=', transport.id).executeTakeFirstOrThrow()).public_id;
+    const event = (await t.db.selectFrom('events').select('public_id').where('resource_id', '=', transport.id).executeTakeFirstOrThrow())
+      .public_id;
     await receiver.until(() => receiver.of(event).length === 1);
 
     const rotated = await t.call('rotateWebhookSecret', { token: await t.token('supervisor'), params: { id: sub.id } });
@@ -99,9 +103,15 @@ describe('webhook delivery to a real receiver', () => {
     const read = await t.call('getWebhook', { token: await t.token('supervisor'), params: { id: sub.id } });
     expect(read.body.result).not.toHaveProperty('secret');
 
-    const again = await t.call('redeliverEvent', { token: await t.token('supervisor'), params: { id: event }, body: { subscriptionId: sub.id } });
+    const again = await t.call('redeliverEvent', {
+      token: await t.token('supervisor'),
+      params: { id: event },
+      body: { subscriptionId: sub.id },
+    });
     expect(again.status).toBe(200);
-    expect(again.body.result).toEqual([expect.objectContaining({ eventId: event, subscriptionId: sub.id, status: 'PENDING', attempts: 0 })]);
+    expect(again.body.result).toEqual([
+      expect.objectContaining({ eventId: event, subscriptionId: sub.id, status: 'PENDING', attempts: 0 }),
+    ]);
     await receiver.until(() => receiver.of(event).length === 2);
     const second = receiver.of(event)[1]!;
     const headers = second.headers as Record<string, string>;
@@ -111,7 +121,10 @@ describe('webhook delivery to a real receiver', () => {
   });
 
   it('writes nothing for a transaction that rolls back', async () => {
-    const before = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const sub = await subscribe(['transport.created']);
     await expect(
       t.db.transaction().execute(async (trx) => {
@@ -119,7 +132,10 @@ describe('webhook delivery to a real receiver', () => {
         throw new Error('the change fails after its event was written');
       }),
     ).rejects.toThrow('the change fails');
-    const after = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
     expect(await deliveriesOf(sub.id)).toEqual([]);
     await t.call('deleteWebhook', { token: await t.token('admin'), params: { id: sub.id } });
@@ -130,7 +146,8 @@ describe('webhook delivery to a real receiver', () => {
     const other = await subscribe(['webhook.disabled']);
     receiver.answerWith((r) => (r.headers['webhook-id'] && JSON.parse(r.body).type === 'transport.created' ? 500 : 200));
     const transport = await createTransport('Never accepted dock');
-    const event = (await t.db.selectFrom('events').select('public_id').where('resource_id', '=', transport.id).executeTakeFirstOrThrow()).public_id;
+    const event = (await t.db.selectFrom('events').select('public_id').where('resource_id', '=', transport.id).executeTakeFirstOrThrow())
+      .public_id;
     await receiver.until(() => receiver.of(event).length >= 1);
     // Six days later (past WEBHOOK_DISABLE_AFTER_MS, 5 days, and past the 3-day retry window).
     const later = new Date(Date.now() + 6 * 86_400_000);
@@ -166,7 +183,10 @@ describe('who may manage webhooks and read events', () => {
   it('refuses an agent and a team manager', async () => {
     for (const user of ['agent', 'manager'] as const) {
       const token = await t.token(user);
-      expectRoleRefused(await t.call('createWebhook', { token, body: { url: receiver.url, eventTypes: ['transport.created'] } }), 'createWebhook');
+      expectRoleRefused(
+        await t.call('createWebhook', { token, body: { url: receiver.url, eventTypes: ['transport.created'] } }),
+        'createWebhook',
+      );
       expectRoleRefused(await t.call('listEvents', { token }), 'listEvents');
       expectRoleRefused(await t.call('listWebhooks', { token }), 'listWebhooks');
     }
@@ -175,7 +195,10 @@ describe('who may manage webhooks and read events', () => {
 
   it('answers 404 for an unknown endpoint or event', async () => {
     const token = await t.token('admin');
-    expectError(await t.call('getWebhook', { token, params: { id: 999999 } }), 404, 'RESOURCE_NOT_FOUND', { resource: 'webhook', id: 999999 });
+    expectError(await t.call('getWebhook', { token, params: { id: 999999 } }), 404, 'RESOURCE_NOT_FOUND', {
+      resource: 'webhook',
+      id: 999999,
+    });
     expectError(await t.call('getEvent', { token, params: { id: 'evt_000000000000000000000000' } }), 404, 'EVENT_NOT_FOUND', {
       eventId: 'evt_000000000000000000000000',
     });

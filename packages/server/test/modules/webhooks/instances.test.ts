@@ -42,12 +42,21 @@ describe('several instances', () => {
         for (let i = 0; i < 60; i++) out.push(await emitEvent(trx, 'announcement.published', { type: 'announcement', id: 1 }, {} as never));
         return out;
       });
-      await Promise.all([t.app.deliverWebhooksOnce(), second.deliverWebhooksOnce(), t.app.deliverWebhooksOnce(), second.deliverWebhooksOnce()]);
+      await Promise.all([
+        t.app.deliverWebhooksOnce(),
+        second.deliverWebhooksOnce(),
+        t.app.deliverWebhooksOnce(),
+        second.deliverWebhooksOnce(),
+      ]);
       await receiver.until(() => ids.every((id) => receiver.of(id).length >= 1), 15_000);
       // Let any duplicate arrive before counting.
       await new Promise((resolve) => setTimeout(resolve, 500));
       for (const id of ids) expect(receiver.of(id), id).toHaveLength(1);
-      const rows = await t.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('subscription_id', '=', sub.body.result.id).execute();
+      const rows = await t.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts'])
+        .where('subscription_id', '=', sub.body.result.id)
+        .execute();
       expect(rows).toHaveLength(60);
       expect(rows.every((r) => r.status === 'SUCCEEDED' && r.attempts === 1)).toBe(true);
     } finally {
@@ -59,7 +68,19 @@ describe('several instances', () => {
 
 describe('webhook targets', () => {
   it('knows the reserved address ranges', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+    ]) {
       expect(isReservedAddress(a), a).toBe(true);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) expect(isReservedAddress(a), a).toBe(false);
@@ -67,12 +88,16 @@ describe('webhook targets', () => {
 
   it('in production refuses http and private targets, by name and by address', async () => {
     const production = { requireHttps: true, allowPrivateTargets: false };
-    await expect(checkTarget('http://hooks.partner.example/x', production)).rejects.toMatchObject({ errors: ['body/url must use https in production'] });
+    await expect(checkTarget('http://hooks.partner.example/x', production)).rejects.toMatchObject({
+      errors: ['body/url must use https in production'],
+    });
     await expect(checkTarget('https://127.0.0.1/x', production)).rejects.toMatchObject({
       errors: [expect.stringMatching(/^body\/url must not resolve to a loopback, private, link-local or reserved address/)],
     });
     await expect(checkTarget('https://localhost/x', production)).rejects.toMatchObject({ statusCode: 400 });
-    await expect(checkTarget('https://user:pw@8.8.8.8/x', production)).rejects.toMatchObject({ errors: ['body/url must not carry credentials'] });
+    await expect(checkTarget('https://user:pw@8.8.8.8/x', production)).rejects.toMatchObject({
+      errors: ['body/url must not carry credentials'],
+    });
     await expect(checkTarget('https://8.8.8.8/x', production)).resolves.toBeUndefined();
     // WEBHOOK_ALLOW_PRIVATE_TARGETS keeps https but lifts the address rule.
     await expect(checkTarget('https://10.0.0.5/x', { requireHttps: true, allowPrivateTargets: true })).resolves.toBeUndefined();
@@ -93,17 +118,31 @@ describe('webhook targets', () => {
       });
       expect(refused.statusCode).toBe(400);
       expect(refused.json().errors[0]).toMatch(/^body\/url must not resolve to a loopback/);
-      expect(await t.db.selectFrom('webhook_subscriptions').select('id').where('event_types', '=', '["tutorial.completed"]' as never).execute()).toEqual([]);
+      expect(
+        await t.db
+          .selectFrom('webhook_subscriptions')
+          .select('id')
+          .where('event_types', '=', '["tutorial.completed"]' as never)
+          .execute(),
+      ).toEqual([]);
       // An endpoint saved while it resolved elsewhere (rebinding): the connection itself is refused.
       const row = await t.db
         .insertInto('webhook_subscriptions')
-        .values({ url: `http://localhost:${new URL(receiver.url).port}/hooks`, event_types: '["tutorial.completed"]', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7fDAHYqIYNk=' })
+        .values({
+          url: `http://localhost:${new URL(receiver.url).port}/hooks`,
+          event_types: '["tutorial.completed"]',
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7fDAHYqIYNk=',
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       const before = receiver.received.length;
       await t.db.transaction().execute((trx) => emitEvent(trx, 'tutorial.completed', { type: 'tutorial', id: 1 }, {} as never));
       await app.deliverWebhooksOnce();
-      const delivery = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', row.id).executeTakeFirstOrThrow();
+      const delivery = await t.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('subscription_id', '=', row.id)
+        .executeTakeFirstOrThrow();
       expect(delivery).toMatchObject({ status: 'PENDING', attempts: 1, response_status: null });
       expect(delivery.last_error).toMatch(/resolves to a reserved address/);
       expect(receiver.received.length).toBe(before);
