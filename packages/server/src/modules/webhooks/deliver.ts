@@ -33,24 +33,37 @@ export interface DeliveryRound {
 
 export type DeliveryOptions = Config['webhooks'] & { now?: Date };
 
+/** Deliveries one lane claims at a time. */
+const LANE_BATCH = 5;
+/** Claims per round, all lanes together (the next round goes on). */
+const MAX_CLAIMS = 200;
+
 /**
- * One round: claims the due deliveries in batches of `concurrency`, sends each batch at once and
- * records every outcome, until nothing is due (at most 50 batches, then the next round goes on).
+ * One round: `concurrency / 5` lanes each claim 5 due deliveries, send them at once and record the
+ * outcomes, then claim again, until nothing is due. Lanes run side by side, so a slow endpoint
+ * holds its own lane only; the claims skip each other's rows (SKIP LOCKED) as other instances' do.
  */
 export async function deliverDue(db: Db, options: DeliveryOptions): Promise<DeliveryRound> {
   const round: DeliveryRound = { delivered: 0, retried: 0, failed: 0, disabled: 0 };
-  for (let batch = 0; batch < 50; batch++) {
-    const now = options.now ?? new Date();
-    const leaseUntil = new Date(now.getTime() + options.timeoutMs + 60_000);
-    const claimed = await claimDue(db, now, leaseUntil, options.concurrency);
-    await Promise.all(
-      claimed.map(async (d) => {
-        const outcome = await sendEvent(d.url, d.secret, d.event_public_id, d.body, options);
-        await record(db, d, outcome, options, round);
-      }),
-    );
-    if (claimed.length < options.concurrency) break;
-  }
+  const batch = Math.min(LANE_BATCH, options.concurrency);
+  const lanes = Math.max(1, Math.floor(options.concurrency / batch));
+  let claims = 0;
+  const lane = async () => {
+    while (claims < MAX_CLAIMS) {
+      claims += 1;
+      const now = options.now ?? new Date();
+      const leaseUntil = new Date(now.getTime() + options.timeoutMs + 60_000);
+      const claimed = await claimDue(db, now, leaseUntil, batch);
+      if (claimed.length === 0) return;
+      await Promise.all(
+        claimed.map(async (d) => {
+          const outcome = await sendEvent(d.url, d.secret, d.event_public_id, d.body, options);
+          await record(db, d, outcome, options, round);
+        }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
   return round;
 }
 
