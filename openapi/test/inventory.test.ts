@@ -133,13 +133,15 @@ describe('inventory of the contract', () => {
   it('states the roles of every operation: public ones have an empty requirement, the others list role names', () => {
     const roles = new Set(['agent', 'team_manager', 'supervisor', 'admin', 'super_admin']);
     const publicOps = new Set(['login', 'refreshToken', 'validateToken', 'getHealth', 'getReadiness', 'verifyCertificate', 'resetSandbox']);
-    for (const { op } of operations) {
+    for (const { op, path } of operations) {
       expect(Array.isArray(op.security), op.operationId).toBe(true);
       if (publicOps.has(op.operationId)) {
         expect(op.security, op.operationId).toEqual([]);
       } else {
-        expect(op.security, op.operationId).toHaveLength(1);
+        // A bearer token, and (except for the sign-in and API key operations) an API key, of the same roles.
         const names: string[] = op.security[0].bearerAuth;
+        const bearerOnly = path.startsWith('/auth/') || path.startsWith('/admin/api-keys');
+        expect(op.security, op.operationId).toEqual(bearerOnly ? [{ bearerAuth: names }] : [{ bearerAuth: names }, { apiKeyAuth: names }]);
         expect(names.length, op.operationId).toBeGreaterThan(0);
         for (const name of names) expect(roles.has(name), `${op.operationId}: ${name}`).toBe(true);
       }

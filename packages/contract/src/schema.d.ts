@@ -5278,8 +5278,981 @@ export interface paths {
         patch: operations["updateTutorial"];
         trace?: never;
     };
+    "/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     Every webhook endpoint, newest first, with its state (`isActive`, `failingSince`, `disabledAt`).
+         *     Secrets are never listed.
+         *
+         *     Errors:
+         *     - 400: invalid paging.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     Subscribes `url` to `eventTypes`. The answer carries the endpoint's signing `secret`
+         *     (`whsec_...`) **once**: store it; reads never show it again (`rotateWebhookSecret` makes a new one).
+         *
+         *     Delivery (Standard Webhooks): each event is POSTed as JSON (the event object, see the `webhooks`
+         *     section) with the headers `webhook-id` (the event id, the same on every retry),
+         *     `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature`
+         *     (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the secret). Verify it with any Standard
+         *     Webhooks library or the SDK's `verifyWebhook`, and refuse timestamps more than 5 minutes away.
+         *     An answer 2xx within `WEBHOOK_TIMEOUT_MS` (10 s by default) counts as delivered; anything else
+         *     (another status, a redirect, which is never followed, a timeout, a refused connection) is
+         *     retried with exponential backoff and jitter (`WEBHOOK_RETRY_BASE_MS`, 30 s by default, doubling
+         *     each time, each delay drawn between half and one and a half times its value) for up to 3 days,
+         *     then the delivery is `FAILED`. An endpoint that has failed every attempt for
+         *     `WEBHOOK_DISABLE_AFTER_MS` (5 days by default) is disabled (`disabledAt`) and the active
+         *     administrators get an e-mail; `updateWebhook` with `isActive: true` enables it again.
+         *
+         *     Ordering: best effort in `occurredAt` order per endpoint: deliveries are attempted oldest
+         *     first, but several are in flight at once and a retry comes after newer events, so receivers
+         *     must order by `occurredAt` (and ignore an older state of a resource than one they already
+         *     have). Delivery is at least once: deduplicate on `webhook-id`.
+         *
+         *     Targets: in production (`NODE_ENV=production`) the URL must be `https` and its host may not
+         *     resolve to a loopback, private, link-local, unique-local, carrier-grade NAT or otherwise
+         *     reserved address; this is checked here and again at every delivery, on the address the
+         *     connection actually uses (so a DNS name that later resolves to such an address is refused:
+         *     DNS rebinding). `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` lifts the address rule (an on-premises
+         *     receiver). Outside production (development, the sandbox) `http` and local receivers such as
+         *     `http://127.0.0.1:8080/hooks` are accepted, so QA can test their endpoints.
+         *
+         *     Errors:
+         *     - 400: a field breaks its rule, or the URL is not allowed (its message names the rule).
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     One endpoint, without its secret.
+         *
+         *     Errors:
+         *     - 400: the id is not a positive integer.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     Deletes the endpoint and its delivery records; nothing more is sent to it (an attempt already
+         *     in flight finishes). The answer carries `result: null`.
+         *
+         *     Errors:
+         *     - 400: the id is not a positive integer.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     Changes the fields sent. A new `url` is checked as at creation. `eventTypes` applies to events
+         *     that occur from now on (deliveries already queued stay). `isActive: false` pauses the endpoint:
+         *     its pending deliveries wait (their retry window of 3 days still runs); `isActive: true` resumes
+         *     it and, for an endpoint the server disabled, clears `disabledAt`, `disabledReason` and
+         *     `failingSince`. The secret does not change (see `rotateWebhookSecret`).
+         *
+         *     Errors:
+         *     - 400: a field breaks its rule, the body is empty, or the URL is not allowed.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/admin/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     Replaces the signing secret with a new one, shown in this answer only. Design decision: the old
+         *     secret stops at once (no overlap window): every attempt from now on, retries of earlier events
+         *     included, is signed with the new secret only. Update the receiver first if it can accept two
+         *     secrets, then rotate.
+         *
+         *     Errors:
+         *     - 400: the id is not a positive integer.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of a webhook endpoint
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     The deliveries to this endpoint, newest first: one per event, with its status, the number of
+         *     attempts, and the response status, latency and error of the latest attempt. Deliveries go with
+         *     their events after 30 days.
+         *
+         *     Errors:
+         *     - 400: invalid filter or paging.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     The event log, newest first: every event of the last 30 days (older events are removed by an
+         *     hourly sweep, with their deliveries), whether or not an endpoint received it. Filters: `type`,
+         *     the resource (`resourceType`, with `resourceId` for one record) and `occurredAt` between
+         *     `startDate` and `endDate` (inclusive). Paging: `page` and `limit`, or `cursor` (from
+         *     `meta.next_cursor`) to read on at constant cost; events that occur meanwhile never shift a
+         *     cursor page. `data` has the shape of the event's type (see the `webhooks` section).
+         *
+         *     Errors:
+         *     - 400: invalid filter, paging or cursor, or `startDate` after `endDate`.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id (`evt_` and 24 hexadecimal characters). */
+                id: components["parameters"]["EventIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     One event of the last 30 days, exactly as its webhook deliveries carry it.
+         *
+         *     Errors:
+         *     - 400: the id is not an event id.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `EVENT_NOT_FOUND`: no such event (or older than 30 days).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id (`evt_` and 24 hexadecimal characters). */
+                id: components["parameters"]["EventIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver an event again
+         * @description Callers: `supervisor`, `admin`, `super_admin` (with a bearer token or an API key of those roles).
+         *
+         *     Queues the event again for one endpoint (`subscriptionId`: any active endpoint, even one not
+         *     subscribed to the event's type) or, without a body or with an empty one, for every active
+         *     endpoint subscribed to its type now. Each delivery starts over: status `PENDING`, due at once,
+         *     0 attempts, a new retry window of 3 days, and the same `webhook-id` (the event id) as before,
+         *     so a receiver that already processed it can recognise it. The answer lists the queued
+         *     deliveries (empty when no endpoint matches).
+         *
+         *     Errors:
+         *     - 400: a field breaks its rule.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `EVENT_NOT_FOUND`: no such event; `RESOURCE_NOT_FOUND` (resource `webhook`): no active endpoint has this `subscriptionId`.
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List partner API keys
+         * @description Callers: `admin`, `super_admin` (bearer token only).
+         *
+         *     Every API key, newest first, revoked ones included (`revokedAt`), with its role, its service
+         *     account and when it was last used. The keys themselves are never shown again.
+         *
+         *     Errors:
+         *     - 400: invalid paging.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create a partner API key
+         * @description Callers: `admin`, `super_admin` (bearer token only).
+         *
+         *     Creates a key for server-to-server calls, sent as `X-API-Key: <key>` (see the `apiKeyAuth`
+         *     security scheme). The answer carries the `key` **once**; only its sha256 is stored, so a lost
+         *     key cannot be shown again: revoke it and create another.
+         *
+         *     Design decision (identity): each key acts as a service account of its own, created with it: a
+         *     user named `apikey-<id>` holding the key's role and the given organization (country: the
+         *     caller's), with a random password nobody knows. What the key creates is owned by that account,
+         *     and the ownership and team rules of its role apply (an `agent` key sees what it created, a
+         *     `team_manager` key its organization's records, a `supervisor` or `admin` key everything); it is
+         *     rate-limited as its role, per key. Deactivating the account, or revoking the key, stops the key
+         *     at once (401). The role may not be above the caller's access level (403
+         *     `ROLE_NOT_ASSIGNABLE`). Each use is recorded in `lastUsedAt` (at most once a minute per
+         *     instance).
+         *
+         *     Errors:
+         *     - 400: a field breaks its rule, or the role or organization is inactive.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation; `ROLE_NOT_ASSIGNABLE`: the role is above the caller's.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such role or organization.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a partner API key
+         * @description Callers: `admin`, `super_admin` (bearer token only).
+         *
+         *     Revokes the key: from this answer on it is refused with 401 on every instance. The key stays
+         *     listed with `revokedAt` (and its service account stays, as the author of what the key wrote).
+         *     Revoking a key already revoked answers 200 and keeps the first `revokedAt`. The answer carries
+         *     `result: null`.
+         *
+         *     Errors:
+         *     - 400: the id is not a positive integer.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 404 `RESOURCE_NOT_FOUND`: no such key.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "transport.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transport was registered
+         * @description Sent when a transport is registered (`createTransport`), by any role. `data` is the transport as `getTransportById` answers it right after the creation.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transport.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transport moved in its workflow
+         * @description Sent for every action of `applyTransportAction` that succeeds: a first-level validation (`validationLevel` 1, the status stays `PENDING`), the second-level validation (`validationLevel` 2, `VALIDATED`), a rejection, a start, a finish, a problem reported, a cancellation, an archive. `data.transport` is the transport after the move.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportStatusChangedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transport.document_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Documents were added to a transport
+         * @description Sent once per successful upload (`uploadTransportDocuments`) with the documents it stored (refused files are not listed). Fetch a document with `downloadTransportDocument`.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportDocumentAddedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "complaint.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A complaint was filed
+         * @description Sent when a complaint is filed (`createComplaint`). `data` is the complaint as `getComplaintById` answers it right after.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ComplaintCreatedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "complaint.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A complaint moved in its workflow
+         * @description Sent for every status change of `changeComplaintStatus` (taken in charge, processed, resolved, rejected, closed...). `data.complaint` is the complaint after the change.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ComplaintStatusChangedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "forum.message_reported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A forum message was reported
+         * @description Sent when a user reports a forum message (`reportForumMessage`), for moderation tools. `data` is the report.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ForumMessageReportedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "announcement.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An announcement was published
+         * @description Sent when an announcement is published (`publishAnnouncement`, or `bulkActionAnnouncements` with `PUBLISH`, one event per announcement). `data` is the announcement as published.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AnnouncementPublishedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tutorial.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A user completed a tutorial
+         * @description Sent when a user completes a tutorial (`completeTutorial`); `data` is the completion, with the address of its certificate.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TutorialCompletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A webhook endpoint was disabled
+         * @description Sent when the server disables an endpoint that failed every attempt for `WEBHOOK_DISABLE_AFTER_MS` (5 days by default), to the other endpoints subscribed to it (the administrators also get an e-mail). `data` is the endpoint, without its secret.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookDisabledEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description Credentials of an account. */
@@ -5847,8 +6820,17 @@ export interface components {
             /** @description The path of the resource whose representation the condition was checked against. */
             resource: string;
         };
+        /** @description No event has this id (or it is older than the 30 days events are kept). HTTP 404. */
+        EventNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "EVENT_NOT_FOUND";
+            eventId: string;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -8607,6 +9589,257 @@ export interface components {
             prerequisiteIds?: number[];
             status?: components["schemas"]["TutorialStatus"];
         };
+        /**
+         * @description The type of an event, `<resource>.<change>`. Each type is a webhook of this contract
+         *     (`webhooks` section) with its payload.
+         *     - `transport.created`: a transport was registered (`data` is the transport).
+         *     - `transport.status_changed`: a transport was validated (level 1 or 2), rejected, cancelled,
+         *       archived or moved otherwise (`data.transport`, `data.action`, `data.validationLevel`).
+         *     - `transport.document_added`: documents were uploaded for a transport.
+         *     - `complaint.created`: a complaint was filed (`data` is the complaint).
+         *     - `complaint.status_changed`: a complaint moved in its workflow.
+         *     - `forum.message_reported`: a forum message was reported for moderation.
+         *     - `announcement.published`: an announcement was published.
+         *     - `tutorial.completed`: a user completed a tutorial (and got its certificate).
+         *     - `webhook.disabled`: a webhook endpoint failed for days and was disabled.
+         * @enum {string}
+         */
+        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled";
+        /**
+         * @description A webhook endpoint and the event types it receives. Its signing secret is never shown here: only
+         *     the answers of `createWebhook` and `rotateWebhookSecret` carry it.
+         */
+        WebhookSubscription: {
+            id: number;
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            eventTypes: components["schemas"]["EventType"][];
+            /** @description Inactive endpoints receive nothing (their pending deliveries wait until they are active again). */
+            isActive: boolean;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed attempts (null after any successful delivery).
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the server disabled the endpoint because it kept failing (null when it was not, or was enabled again).
+             */
+            disabledAt: string | null;
+            disabledReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A new webhook endpoint. */
+        WebhookSubscriptionCreate: {
+            /**
+             * Format: uri
+             * @description Where the events are POSTed. In production it must be `https` and may not resolve to a loopback, private, link-local or otherwise reserved address (unless `WEBHOOK_ALLOW_PRIVATE_TARGETS` is set); outside production `http` and local receivers are accepted.
+             */
+            url: string;
+            eventTypes: components["schemas"]["EventType"][];
+            description?: string | null;
+            /** @default true */
+            isActive?: boolean;
+        };
+        /** @description A webhook endpoint with its signing secret, shown in this answer only. */
+        WebhookSubscriptionWithSecret: components["schemas"]["WebhookSubscription"] & {
+            /** @description The signing secret (`whsec_` and the base64 of 32 random bytes), as the Standard Webhooks libraries take it. Store it now: it is never shown again (rotate it to get a new one). */
+            secret: string;
+        };
+        /** @description Changes to a webhook endpoint; only the fields sent change. `isActive` true enables an endpoint the server disabled (and clears `disabledAt`). */
+        WebhookSubscriptionUpdate: {
+            /** Format: uri */
+            url?: string;
+            eventTypes?: components["schemas"]["EventType"][];
+            description?: string | null;
+            isActive?: boolean;
+        };
+        /**
+         * @description `PENDING`: waiting for its first attempt or its next retry; `SUCCEEDED`: the endpoint answered 2xx; `FAILED`: retried for 3 days without a 2xx (or the endpoint was deleted meanwhile).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "PENDING" | "SUCCEEDED" | "FAILED";
+        /**
+         * @description An event's id: `evt_` and 24 hexadecimal characters. It is also the `webhook-id` of every delivery of the event (the same on each retry and redelivery): receivers use it to ignore duplicates.
+         * @example evt_5f1c0a9e2b7d43e8a1c6f092
+         */
+        EventId: string;
+        /** @description The delivery of one event to one endpoint, with the outcome of its latest attempt. */
+        WebhookDelivery: {
+            id: number;
+            subscriptionId: number;
+            eventId: components["schemas"]["EventId"];
+            eventType: components["schemas"]["EventType"];
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far (the next one is attempt `attempts + 1`). */
+            attempts: number;
+            /** @description HTTP status of the latest attempt (null before the first, or when no answer came). */
+            responseStatus: number | null;
+            /** @description Time from sending the latest attempt to its answer (or to the timeout), in milliseconds. */
+            latencyMs: number | null;
+            /** @description Why the latest attempt failed (a status, a timeout, a refused address), null after a success. */
+            lastError: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (null once the delivery succeeded or failed for good).
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description The record the event is about. */
+        EventResource: {
+            /** @enum {string} */
+            type: "transport" | "complaint" | "forum_message" | "announcement" | "tutorial" | "webhook";
+            id: number;
+        };
+        /**
+         * @description An event: what changed, when, and the record as it was right after the change. This object is
+         *     exactly the body of every webhook delivery of the event (see the `webhooks` section for the
+         *     shape of `data` for each `type`).
+         *
+         *     Design decisions: an event is written in the same transaction as the change it describes (an
+         *     outbox), so no event is lost and no event describes a change that rolled back. `occurredAt` is
+         *     the time the change was written, and `data` is the record as the API answers it (for an
+         *     administrator) at that moment: later changes do not alter it.
+         */
+        Event: {
+            id: components["schemas"]["EventId"];
+            type: components["schemas"]["EventType"];
+            /** Format: date-time */
+            occurredAt: string;
+            resource: components["schemas"]["EventResource"];
+            /** @description The payload of this type of event (see the `webhooks` section). */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Which endpoints receive the event again. */
+        EventRedeliverRequest: {
+            /** @description One endpoint (active, any event types); absent for every active endpoint subscribed to the event's type. */
+            subscriptionId?: number;
+        };
+        /** @description A partner API key as listed (never the key itself, which is shown once at creation). */
+        ApiKey: {
+            id: number;
+            name: string;
+            /**
+             * @description The key's first 12 characters, to recognise it.
+             * @example tok_Hk3v9QpZ
+             */
+            prefix: string;
+            role: components["schemas"]["RoleRef"];
+            /** @description The key's service account (the author of what the key creates). */
+            userId: number;
+            organizationId: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Last request made with the key (recorded at most once a minute per instance).
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        /** @description A new partner API key. */
+        ApiKeyCreate: {
+            /** @description What the key is for (shown in lists and as its service account's name). */
+            name: string;
+            /** @description An active role no higher than the caller's own access level. */
+            roleId: number;
+            /** @description The service account's organization (what a `team_manager` key sees); absent or null for none. */
+            organizationId?: number | null;
+        };
+        /** @description A new API key with the key itself, shown in this answer only. */
+        ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
+            /** @description The key (`tok_` and 32 random bytes in base64url). Store it now; only its sha256 is kept. */
+            key: string;
+        };
+        /** @description The event `transport.created`: `data` is the transport as registered. */
+        TransportCreatedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.created";
+            data: components["schemas"]["Transport"];
+        };
+        /** @description A transport's move in its workflow: the transport after the move, the action applied, the statuses before and after, and the validation level the action acted at (1 team manager, 2 supervisor; null for actions other than `VALIDATE` and `REJECT` of a pending transport). A first-level validation leaves the status `PENDING` with `validationLevel` 1. */
+        TransportStatusChangedData: {
+            transport: components["schemas"]["Transport"];
+            action: components["schemas"]["TransportHistoryAction"];
+            fromStatus: components["schemas"]["TransportStatus"];
+            toStatus: components["schemas"]["TransportStatus"];
+            /** @enum {integer|null} */
+            validationLevel: 1 | 2 | null;
+            comment: string | null;
+        };
+        /** @description The event `transport.status_changed`: `data` is the transport after the move, the action and the validation level. */
+        TransportStatusChangedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.status_changed";
+            data: components["schemas"]["TransportStatusChangedData"];
+        };
+        /** @description The documents one upload added to a transport (refused files are not listed). */
+        TransportDocumentAddedData: {
+            transportId: number;
+            documents: components["schemas"]["TransportDocument"][];
+        };
+        /** @description The event `transport.document_added`: the documents one upload added. */
+        TransportDocumentAddedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.document_added";
+            data: components["schemas"]["TransportDocumentAddedData"];
+        };
+        /** @description The event `complaint.created`: `data` is the complaint as filed. An event has no caller, so its `allowedStatuses` lists every next status the workflow offers, whichever role may make the move. */
+        ComplaintCreatedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "complaint.created";
+            data: components["schemas"]["Complaint"];
+        };
+        /** @description A complaint's move in its workflow, with the complaint after the move. */
+        ComplaintStatusChangedData: {
+            complaint: components["schemas"]["Complaint"];
+            fromStatus: components["schemas"]["ComplaintStatus"];
+            toStatus: components["schemas"]["ComplaintStatus"];
+            comment: string | null;
+        };
+        /** @description The event `complaint.status_changed`: the complaint after the move and the statuses before and after; the complaint's `allowedStatuses` lists every next status the workflow offers, whichever role may make the move (an event has no caller). */
+        ComplaintStatusChangedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "complaint.status_changed";
+            data: components["schemas"]["ComplaintStatusChangedData"];
+        };
+        /** @description The event `forum.message_reported`: `data` is the report as recorded. */
+        ForumMessageReportedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "forum.message_reported";
+            data: components["schemas"]["ForumReport"];
+        };
+        /** @description The event `announcement.published`: `data` is the announcement as published. */
+        AnnouncementPublishedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "announcement.published";
+            data: components["schemas"]["Announcement"];
+        };
+        /** @description The event `tutorial.completed`: `data` is the completion and its certificate. */
+        TutorialCompletedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "tutorial.completed";
+            data: components["schemas"]["TutorialCompletion"];
+        };
+        /** @description The event `webhook.disabled`: `data` is the endpoint that was disabled (never its secret). */
+        WebhookDisabledEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "webhook.disabled";
+            data: components["schemas"]["WebhookSubscription"];
+        };
     };
     responses: {
         /** @description The JSON body exceeds 10 MB, an upload carries more files than the operation accepts, or the whole multipart request exceeds 50 MB. (A single file over its per-file limit is refused on its own, in the upload result.) */
@@ -8808,6 +10041,23 @@ export interface components {
         NotificationStatusFilter: "QUEUED" | "SENT" | "FAILED";
         /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
         IsActive: boolean;
+        /** @description The event's id (`evt_` and 24 hexadecimal characters). */
+        EventIdPath: string;
+        /**
+         * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+         * @example evt_5f1c0a9e2b7d43e8a1c6f092
+         */
+        WebhookIdHeader: string;
+        /**
+         * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+         * @example 1795253400
+         */
+        WebhookTimestampHeader: string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+         * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+         */
+        WebhookSignatureHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -20504,6 +21754,689 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["WebhookSubscription"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown this once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["WebhookSubscriptionWithSecret"];
+                    };
+                };
+            };
+            /** @description Invalid body. `errors` names each field and the rule it breaks. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["WebhookSubscription"];
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No webhook endpoint has this id (`RESOURCE_NOT_FOUND`, resource `webhook`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No webhook endpoint has this id (`RESOURCE_NOT_FOUND`, resource `webhook`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["WebhookSubscription"];
+                    };
+                };
+            };
+            /** @description Invalid body. `errors` names each field and the rule it breaks. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No webhook endpoint has this id (`RESOURCE_NOT_FOUND`, resource `webhook`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret (shown this once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["WebhookSubscriptionWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No webhook endpoint has this id (`RESOURCE_NOT_FOUND`, resource `webhook`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries in this status. */
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["WebhookDelivery"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No webhook endpoint has this id (`RESOURCE_NOT_FOUND`, resource `webhook`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type. */
+                type?: components["schemas"]["EventType"];
+                /** @description Only events about this kind of record. */
+                resourceType?: "transport" | "complaint" | "forum_message" | "announcement" | "tutorial" | "webhook";
+                /** @description Only events about this record (with `resourceType`). */
+                resourceId?: number;
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `meta.next_cursor` of the previous page; `page` is then ignored. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["Event"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id (`evt_` and 24 hexadecimal characters). */
+                id: components["parameters"]["EventIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["Event"];
+                    };
+                };
+            };
+            /** @description The id is not an event id. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No event has this id, or it is older than 30 days (`EVENT_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id (`evt_` and 24 hexadecimal characters). */
+                id: components["parameters"]["EventIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EventRedeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description The deliveries queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description Invalid body. `errors` names each field and the rule it breaks. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such event (`EVENT_NOT_FOUND`), or no active endpoint with this id (`RESOURCE_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of API keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["ApiKey"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The key, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            /** @description Invalid body. `errors` names each field and the rule it breaks. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`), or the key's role is above the caller's (`ROLE_NOT_ASSIGNABLE`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The role or organization does not exist (`RESOURCE_NOT_FOUND`, `resource` names which). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No API key has this id (`RESOURCE_NOT_FOUND`, resource `apiKey`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

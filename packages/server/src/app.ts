@@ -19,6 +19,8 @@ import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
 import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
+import webhookWorker from './modules/webhooks/worker.js';
+import { type ApiKeyGuard, createApiKeyGuard } from './modules/api-keys/guard.js';
 import database from './plugins/database.js';
 import { takeSnapshot } from './db/snapshot.js';
 import deprecation from './plugins/deprecation.js';
@@ -40,6 +42,8 @@ declare module 'fastify' {
     tokens: Tokens;
     bus: Bus;
     sessions: SessionGuard;
+    /** Partner API keys (`X-API-Key`) and the service accounts they act as. */
+    apiKeys: ApiKeyGuard;
     /** Shared Redis client when REDIS_URL is set (rate limits, caches); null otherwise. */
     redis: Redis | null;
   }
@@ -97,6 +101,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('sessions', createSessionGuard(app.db, bus));
   // What `POST /sandbox/reset` puts back: the data the sandbox started with.
   if (config.sandbox) await takeSnapshot(app.db);
+  app.decorate(
+    'apiKeys',
+    createApiKeyGuard(app.db, bus, (error) => app.log.warn({ err: error }, 'recording the use of an API key failed')),
+  );
   await app.register(rateLimits);
   await app.register(security);
   await app.register(uploads);
@@ -107,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(outboxWorker);
   await app.register(attachmentSweeper);
   await app.register(writeSafetySweeper);
+  await app.register(webhookWorker);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

@@ -67,6 +67,21 @@ export interface Config {
   attachmentSweepIntervalMs: number;
   /** Period of the sweep of expired idempotency keys and stale resource locks (0: no background loop). */
   idempotencySweepIntervalMs: number;
+  /**
+   * Webhook delivery: first retry delay (doubling, with jitter), answer timeout, how long an
+   * endpoint may fail every attempt before it is disabled, whether targets may be private addresses
+   * (always true outside production), the worker's polling period (0: no worker at all, tests drive it;
+   * otherwise a write answered by this instance also wakes it at once) and how many deliveries one instance sends at once.
+   */
+  webhooks: {
+    retryBaseMs: number;
+    timeoutMs: number;
+    disableAfterMs: number;
+    allowPrivateTargets: boolean;
+    requireHttps: boolean;
+    pollIntervalMs: number;
+    concurrency: number;
+  };
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -110,6 +125,12 @@ interface Env {
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
   IDEMPOTENCY_SWEEP_INTERVAL_MS: number;
   SANDBOX?: boolean;
+  WEBHOOK_RETRY_BASE_MS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_DISABLE_AFTER_MS: number;
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
+  WEBHOOK_POLL_INTERVAL_MS: number;
+  WEBHOOK_CONCURRENCY: number;
 }
 
 const schema = {
@@ -150,6 +171,12 @@ const schema = {
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     IDEMPOTENCY_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     SANDBOX: { type: 'boolean' },
+    WEBHOOK_RETRY_BASE_MS: { type: 'integer', minimum: 10, maximum: 3_600_000, default: 30_000 },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60_000, default: 10_000 },
+    WEBHOOK_DISABLE_AFTER_MS: { type: 'integer', minimum: 1000, maximum: 30 * 86_400_000, default: 5 * 86_400_000 },
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
+    WEBHOOK_POLL_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
+    WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
   },
 } as const;
 
@@ -261,6 +288,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     sandbox: e.SANDBOX ?? false,
+    webhooks: {
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+      // Outside production, local receivers (a developer's, QA's in the sandbox) must work.
+      allowPrivateTargets: !production || e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      requireHttps: production,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
   };
 }
 
@@ -324,6 +361,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const readinessTimeoutMs = 60_000;
   // Nor a background sweep of old pending uploads: tests call app.sweepUnlinkedAttachments() with their own clock.
   const attachmentSweepIntervalMs = 0;
+  // Nor a webhook worker: tests that deliver turn it on (or call app.deliverWebhooksOnce()).
+  const webhooks = Object.assign({}, base.webhooks, { pollIntervalMs: 0 });
   return Object.assign(
     {},
     base,
@@ -333,6 +372,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       attachmentSweepIntervalMs,
       idempotencySweepIntervalMs: 0,
       readinessTimeoutMs,
+      webhooks,
     },
     overrides,
   );

@@ -661,6 +661,80 @@ export interface TutorialProgressTable {
   created_at: Timestamp;
 }
 
+export type EventType = Schemas['EventType'];
+export type EventResourceType = Schemas['EventResource']['type'];
+export type WebhookDeliveryStatus = Schemas['WebhookDeliveryStatus'];
+
+/** The event log and outbox of webhooks (migration 0015). `id` is internal; `public_id` is the event's id. */
+export interface EventsTable {
+  id: Generated<number>;
+  public_id: string;
+  type: EventType;
+  resource_type: EventResourceType;
+  resource_id: number;
+  occurred_at: Timestamp;
+  data: Json<Record<string, unknown>>;
+}
+
+export interface WebhookSubscriptionsTable {
+  id: Generated<number>;
+  url: string;
+  description: string | null;
+  event_types: Json<EventType[]>;
+  /** The signing secret (`whsec_...`): kept as is, since every delivery is signed with it. */
+  secret: string;
+  is_active: Generated<boolean>;
+  failing_since: NullableTimestamp;
+  disabled_at: NullableTimestamp;
+  disabled_reason: string | null;
+  created_by: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  event_id: number;
+  subscription_id: number;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_attempt_at: NullableTimestamp;
+  response_status: number | null;
+  latency_ms: number | null;
+  last_error: string | null;
+  delivered_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+/** E-mails to administrators (an endpoint disabled), sent by the notification worker. */
+export interface AdminNotificationsTable {
+  id: Generated<number>;
+  recipient: string;
+  subject: string;
+  body: string;
+  status: Generated<'QUEUED' | 'SENT' | 'FAILED'>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_error: string | null;
+  sent_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  name: string;
+  prefix: string;
+  /** sha256 of the key, hexadecimal. */
+  key_hash: string;
+  /** The key's service account. */
+  user_id: number;
+  created_by: number | null;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
 export interface Database {
   roles: RolesTable;
   countries: CountriesTable;
@@ -711,6 +785,11 @@ export interface Database {
   content_views: ContentViewsTable;
   idempotency_keys: IdempotencyKeysTable;
   resource_locks: ResourceLocksTable;
+  events: EventsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  admin_notifications: AdminNotificationsTable;
+  api_keys: ApiKeysTable;
 }
 
 export type Role = Selectable<RolesTable>;

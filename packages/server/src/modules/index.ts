@@ -20,6 +20,9 @@ import { notificationHandlers } from './notifications/handlers.js';
 import { reportHandlers } from './reports/handlers.js';
 import { profileHandlers } from './profiles/handlers.js';
 import { sandboxHandlers } from './sandbox/handlers.js';
+import { webhookHandlers } from './webhooks/handlers.js';
+import { eventHandlers } from './events/handlers.js';
+import { apiKeyHandlers } from './api-keys/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = Object.assign(
@@ -45,4 +48,7 @@ export const handlers: Handlers = Object.assign(
   notificationHandlers,
   reportHandlers,
   profileHandlers,
+  webhookHandlers,
+  eventHandlers,
+  apiKeyHandlers,
 );

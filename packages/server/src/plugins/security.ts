@@ -28,6 +28,8 @@ declare module 'fastify' {
     auth: AuthContext | null;
     /** Why the bearer token that came with the request was refused. */
     authError: ListError | null;
+    /** The caller came with an `X-API-Key` (its service account), not a bearer token. */
+    viaApiKey: boolean;
   }
 }
 
@@ -64,10 +66,32 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 export default fp(async function security(app: FastifyInstance) {
   app.decorateRequest('auth', null);
   app.decorateRequest('authError', null);
+  app.decorateRequest('viaApiKey', false);
+
+  // A partner's `X-API-Key`: its service account becomes the caller (modules/api-keys/guard.ts).
+  const identifyKey = (req: FastifyRequest, key: string, done: (error?: Error) => void) => {
+    req.viaApiKey = true;
+    app.apiKeys.authenticate(key).then(
+      (auth) => {
+        if (auth) req.auth = auth;
+        else req.authError = new ListError(401, 'Authentication required', ['API key is unknown or revoked']);
+        done();
+      },
+      (error: Error) => done(error),
+    );
+  };
 
   // Callback-style and synchronous when the session is known: identification runs on every request.
   const identify: onRequestHookHandler = (req, _reply, done) => {
     const header = req.headers.authorization;
+    const key = req.headers['x-api-key'];
+    if (key !== undefined) {
+      if (header !== undefined || typeof key !== 'string') {
+        req.authError = new ListError(401, 'Authentication required', ['Send either a bearer token or one X-API-Key, not both']);
+        return done();
+      }
+      return identifyKey(req, key, done);
+    }
     if (header === undefined) return done();
     // A token that verified before is known by its text (its header passed the form check then):
     // only a token not seen yet is checked against the form and verified.
@@ -107,19 +131,25 @@ export default fp(async function security(app: FastifyInstance) {
 
   // The role check of each protected operation, from its security requirement in the contract: the
   // same rule as glue's handler (`securityHandlers` below), without glue's asynchronous wrapper.
-  const requirements = new Map<string, string[]>();
+  // The usual requirements: a bearer token of some roles, or that or an API key of the same roles.
+  const requirements = new Map<string, { roles: string[]; apiKey: boolean }>();
   const publicOperations = new Set<string>();
   const contract = loadContract();
   for (const { operation } of listOperations(contract)) {
     const security = operation.security ?? (contract.security as OperationObject['security']) ?? [];
     if (security.length === 0) publicOperations.add(operation.operationId);
-    const only = security.length === 1 ? security[0]! : undefined;
-    if (only && Object.keys(only).length === 1 && Array.isArray(only.bearerAuth)) requirements.set(operation.operationId, only.bearerAuth);
+    const bearer = security[0];
+    if (!bearer || Object.keys(bearer).length !== 1 || !Array.isArray(bearer.bearerAuth)) continue;
+    const roles = bearer.bearerAuth;
+    const key = security[1];
+    const apiKey = key !== undefined && Object.keys(key).length === 1 && sameRoles(key.apiKeyAuth, roles);
+    if (security.length === 1 || (security.length === 2 && apiKey)) requirements.set(operation.operationId, { roles, apiKey });
   }
   const enforceRoles =
-    (roles: string[]): onRequestHookHandler =>
+    ({ roles, apiKey }: { roles: string[]; apiKey: boolean }): onRequestHookHandler =>
     (req, _reply, done) => {
       try {
+        if (req.viaApiKey && !apiKey) throw new ListError(401, 'Authentication required', ['This operation does not accept an API key']);
         authorize(req, roles);
       } catch (error) {
         return done(error as Error);
@@ -160,9 +190,16 @@ function authorize(req: FastifyRequest, roles: string[]): void {
   }
 }
 
-/** glue's handler for the `bearerAuth` scheme: `roles` are the role names of the requirement. */
+const sameRoles = (a: unknown, b: string[]) => Array.isArray(a) && a.length === b.length && a.every((r, i) => r === b[i]);
+
+/** glue's handlers for the `bearerAuth` and `apiKeyAuth` schemes: `roles` are the role names of the requirement. */
 export const securityHandlers = {
   async bearerAuth(req: FastifyRequest, _reply: FastifyReply, roles: string[]) {
+    if (req.viaApiKey) throw new ListError(401, 'Authentication required', ['Missing bearer token']);
+    authorize(req, roles);
+  },
+  async apiKeyAuth(req: FastifyRequest, _reply: FastifyReply, roles: string[]) {
+    if (!req.viaApiKey) throw new ListError(401, 'Authentication required', ['Missing X-API-Key']);
     authorize(req, roles);
   },
 };

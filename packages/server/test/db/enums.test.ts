@@ -62,6 +62,9 @@ const expected: Record<string, string[]> = {
   content_views_resource_type_check: ['ANNOUNCEMENT', 'FORUM_TOPIC', 'TUTORIAL'] satisfies ViewedResource[],
   // The picture types the avatar upload accepts (checked by their bytes), as the contract's description states.
   users_avatar_mime_check: ['image/jpeg', 'image/png', 'image/webp'],
+  webhook_deliveries_status_check: enumValues('WebhookDeliveryStatus'),
+  // The administrators' e-mails are internal to the server (not listed by the API).
+  admin_notifications_status_check: ['QUEUED', 'SENT', 'FAILED'],
 };
 
 /** CHECK constraints that tie columns together (a rule, not a list of allowed values). */

@@ -1,3 +1,4 @@
+import { emitEvent } from '../events/emit.js';
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
 import type { AnnouncementUpdate, Database } from '../../db/schema.js';
@@ -96,7 +97,15 @@ function invalidTransition(id: number, currentStatus: S['AnnouncementStatus'], r
 
 // The guarded UPDATE either applies or matches nothing; only then is the row read, to say why.
 // A miss on a row that looks movable means a concurrent move came first: try again.
-async function publishOne(db: Kysely<Database>, id: number, now: Date): Promise<void> {
+/** Publishes and emits `announcement.published` with the announcement as published, in one transaction. */
+function publishOne(db: Kysely<Database>, id: number, now: Date): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    await publishIn(trx, id, now);
+    await emitEvent(trx, 'announcement.published', { type: 'announcement', id }, await adminView(trx, id, now));
+  });
+}
+
+async function publishIn(db: Kysely<Database>, id: number, now: Date): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
     if (await publish(db, id, now)) return;
     const state = await findState(db, id);

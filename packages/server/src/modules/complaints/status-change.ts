@@ -3,6 +3,7 @@ import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { addHistory, moveStatus, queueResolutionNotice } from './change-repository.js';
+import { emitComplaintStatusChanged } from './events.js';
 import { complaintNotFound } from './rules.js';
 import { findState, statusOf } from './repository.js';
 import { COMPLAINT_WORKFLOW, workableComplaints } from './rules.js';
@@ -38,6 +39,7 @@ export async function changeStatus(
     if (verdict.ok && (await moveStatus(trx, id, current, requested, at))) {
       await addHistory(trx, id, requested, comment, auth.userId, at);
       if (requested === 'RESOLVED') await queueResolutionNotice(trx, complaint, comment, at);
+      await emitComplaintStatusChanged(trx, id, complaint.status, requested, comment);
       return;
     }
     // Refused, or a concurrent change moved it first (the guarded UPDATE found nothing): answer from where it is now.

@@ -6,6 +6,7 @@ import { ownedBy } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import { activeTypes } from '../complaint-types/repository.js';
+import { emitComplaintCreated } from './events.js';
 import { toChanges, toDetail, toHistoryEntry, toListItem } from './mappers.js';
 import { linkAttachments } from './attachment-repository.js';
 import { deleteComplaint, insertComplaint, updateComplaint } from './change-repository.js';
@@ -63,6 +64,7 @@ export const tradeHandlers: ModuleHandlers<
           if (missing !== undefined) {
             throw new AppError('RESOURCE_NOT_FOUND', { resource: 'complaintAttachment', id: missing }, 'Complaint attachment not found');
           }
+          await emitComplaintCreated(trx, row.id);
           return row;
         });
         return {

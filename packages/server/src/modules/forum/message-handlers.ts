@@ -8,6 +8,7 @@ import { iso } from '../../lib/time.js';
 import { hasGlobalView } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { castVote, currentVote, existingReportId, insertReport, removeVote } from './interaction-repository.js';
+import { emitEvent } from '../events/emit.js';
 import { toMessage } from './mappers.js';
 import {
   findShownMessage,
@@ -150,7 +151,22 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     // biome-ignore lint/suspicious/noImplicitAnyLet: typed by its assignment in the try block (tsc checks every use)
     let report;
     try {
-      report = await insertReport(db, id, auth.userId, req.body.reason, req.body.comment?.trim() || null);
+      report = await db.transaction().execute(async (trx) => {
+        const row = await insertReport(trx, id, auth.userId, req.body.reason, req.body.comment?.trim() || null);
+        await emitEvent(
+          trx,
+          'forum.message_reported',
+          { type: 'forum_message', id },
+          {
+            reportId: row.id,
+            messageId: row.message_id,
+            reason: row.reason,
+            status: row.status,
+            createdAt: iso(row.created_at),
+          },
+        );
+        return row;
+      });
     } catch (error) {
       if (!isUniqueViolation(error, 'forum_reports_message_reporter_key')) throw error;
       const reportId = (await existingReportId(db, id, auth.userId)) ?? 0;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Transporter } from 'nodemailer';
 import type { Database } from '../../db/schema.js';
-import { claimDue, markAttemptFailed, markSent } from './repository.js';
+import { claimDue, claimDueAdmin, markAdminOutcome, markAttemptFailed, markSent } from './repository.js';
 
 /*
  * The outbox: notifications are rows written in the same transaction as the change they report
@@ -49,6 +49,19 @@ export async function processOutbox(db: Db, mailer: Transporter, options: Outbox
       const message = error instanceof Error ? error.message : String(error);
       const final = row.attempts >= options.maxAttempts;
       await markAttemptFailed(db, row.id, message, final ? null : new Date(now.getTime() + retryDelayMs(row.attempts)));
+      round[final ? 'failed' : 'retried'] += 1;
+    }
+  }
+  // Then the administrators' e-mails (a webhook endpoint disabled), with the same retries.
+  for (const row of await claimDueAdmin(db, now, LEASE_MS, BATCH)) {
+    try {
+      await mailer.sendMail({ from: options.from, to: row.recipient, subject: row.subject, text: row.body });
+      await markAdminOutcome(db, row.id, { sent: true });
+      round.sent += 1;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const final = row.attempts >= options.maxAttempts;
+      await markAdminOutcome(db, row.id, { error: message, retryAt: final ? null : new Date(now.getTime() + retryDelayMs(row.attempts)) });
       round[final ? 'failed' : 'retried'] += 1;
     }
   }

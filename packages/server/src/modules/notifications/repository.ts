@@ -59,3 +59,42 @@ export async function markAttemptFailed(db: Db, id: number, error: string, retry
     .where('id', '=', id)
     .execute();
 }
+
+/** The administrators' e-mails (an endpoint disabled, migration 0015), claimed like the customers' ones. */
+export async function claimDueAdmin(db: Db, now: Date, leaseMs: number, batch: number) {
+  return db
+    .updateTable('admin_notifications')
+    .set({ attempts: sql`attempts + 1`, next_attempt_at: new Date(now.getTime() + leaseMs) })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('admin_notifications')
+        .select('id')
+        .where('status', '=', 'QUEUED')
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(batch)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning(['id', 'recipient', 'subject', 'body', 'attempts'])
+    .execute();
+}
+
+export async function markAdminOutcome(
+  db: Db,
+  id: number,
+  outcome: { sent: true } | { error: string; retryAt: Date | null },
+): Promise<void> {
+  await db
+    .updateTable('admin_notifications')
+    .set(
+      'sent' in outcome
+        ? { status: 'SENT', sent_at: new Date(), last_error: null }
+        : outcome.retryAt === null
+          ? { status: 'FAILED', last_error: outcome.error }
+          : { last_error: outcome.error, next_attempt_at: outcome.retryAt },
+    )
+    .where('id', '=', id)
+    .execute();
+}

@@ -13,6 +13,7 @@ import { invalidateAnnouncementCaches } from '../announcements/cache.js';
  */
 export async function forgetReplacedDatabase(server: FastifyInstance): Promise<void> {
   server.sessions.clear();
+  server.apiKeys.clear();
   forgetDatabaseMemory(server.db);
   await invalidateAnnouncementCaches(server);
 }

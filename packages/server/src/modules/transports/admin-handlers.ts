@@ -3,7 +3,8 @@ import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
-import { toAdminListItem, toAdminTransport } from './mappers.js';
+import { emitEvent } from '../events/emit.js';
+import { toAdminListItem, toAdminTransport, toTransport } from './mappers.js';
 import { complaintCount, currentStatus, findVisible, levelOneValidator, listPage, statusHistory } from './repository.js';
 import {
   actionMessage,
@@ -123,7 +124,21 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
         userId: auth.userId,
         validationLevel: level,
       });
-      return { record: await reload(trx, id), level };
+      const record = await reload(trx, id);
+      await emitEvent(
+        trx,
+        'transport.status_changed',
+        { type: 'transport', id },
+        {
+          transport: toTransport(record),
+          action,
+          fromStatus: current.status,
+          toStatus: target.status,
+          validationLevel: level as 1 | 2 | null,
+          comment: comment ?? null,
+        },
+      );
+      return { record, level };
     });
     return { message: actionMessage(action, level), result: toAdminTransport(record, auth.accessLevel) };
   },

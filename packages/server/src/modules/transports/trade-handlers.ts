@@ -5,6 +5,7 @@ import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
+import { emitEvent } from '../events/emit.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
 import { activeVehicleTypes, complaintCount, currentStatus, findVisible, findVisibleDocument, listPage } from './repository.js';
 import { checkDateRange, hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
@@ -147,6 +148,9 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
           });
           rows.push(row);
         }
+        const added = new Set(rows.map((r) => r.id));
+        const documents = toTransport(await reload(trx, transportId)).documents.filter((d) => added.has(d.id));
+        await emitEvent(trx, 'transport.document_added', { type: 'transport', id: transportId }, { transportId, documents });
         return rows;
       }),
     );

@@ -7,7 +7,9 @@ import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { findCustomerInScope } from '../../lib/customer-scope.js';
 import { ownedBy } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
-import type { Db } from './repository.js';
+import { emitEvent } from '../events/emit.js';
+import { toTransport } from './mappers.js';
+import { type Db, loadTransport } from './repository.js';
 import { customerNotFound, missingCustomerInfo, vehicleTypeNotFound } from './rules.js';
 
 type Schemas = components['schemas'];
@@ -130,6 +132,8 @@ export async function createTransport(db: Db, userId: number, body: Schemas['Tra
           .returning(['id', 'loading_number', 'status'])
           .executeTakeFirstOrThrow();
         await insertHistory(trx, { transportId: row.id, from: null, to: row.status, action: 'CREATE', userId });
+        const created = await loadTransport(trx, row.id);
+        await emitEvent(trx, 'transport.created', { type: 'transport', id: row.id }, toTransport(created!));
         return row.id;
       });
     } catch (error) {

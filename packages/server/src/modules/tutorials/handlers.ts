@@ -1,3 +1,4 @@
+import { emitEvent } from '../events/emit.js';
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
@@ -61,7 +62,11 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
 
   async completeTutorial(req) {
     const auth = caller(req);
-    const result = await req.server.db.transaction().execute((trx) => completeTutorial(trx, req.params.id, auth.userId, req.body));
+    const result = await req.server.db.transaction().execute(async (trx) => {
+      const completion = await completeTutorial(trx, req.params.id, auth.userId, req.body);
+      await emitEvent(trx, 'tutorial.completed', { type: 'tutorial', id: completion.tutorialId }, completion);
+      return completion;
+    });
     return { message: 'Tutorial completed successfully', result };
   },
 

@@ -1,0 +1,89 @@
+import { notFound } from '../../http/errors.js';
+import type { ModuleHandlers } from '../../http/handlers.js';
+import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { caller } from '../../plugins/security.js';
+import { toDelivery, toSubscription } from './mappers.js';
+import {
+  deleteSubscription,
+  findSubscription,
+  insertSubscription,
+  listDeliveries,
+  listSubscriptions,
+  newSecret,
+  updateSubscription,
+} from './repository.js';
+import { checkTarget } from './targets.js';
+
+export type WebhookOps =
+  | 'listWebhooks'
+  | 'createWebhook'
+  | 'getWebhook'
+  | 'updateWebhook'
+  | 'deleteWebhook'
+  | 'rotateWebhookSecret'
+  | 'listWebhookDeliveries';
+
+const webhookNotFound = (id: number) => notFound.resource('webhook', id);
+
+export const webhookHandlers: ModuleHandlers<WebhookOps> = {
+  async listWebhooks(req) {
+    const { page = 1, limit = 10 } = req.query;
+    const { rows, total } = await fetchPage(listSubscriptions(req.server.db), page, limit);
+    return { message: 'Webhooks retrieved', result: { data: rows.map(toSubscription), meta: pageMeta(total, page, limit) } };
+  },
+
+  async createWebhook(req) {
+    const auth = caller(req);
+    const body = req.body;
+    await checkTarget(body.url, req.server.config.webhooks);
+    const secret = newSecret();
+    const row = await insertSubscription(req.server.db, {
+      url: body.url,
+      description: body.description ?? null,
+      eventTypes: body.eventTypes,
+      isActive: body.isActive ?? true,
+      secret,
+      createdBy: auth.userId,
+    });
+    await req.server.webhookEndpointsChanged();
+    return { status: 201, message: 'Webhook created', result: Object.assign(toSubscription(row), { secret }) };
+  },
+
+  async getWebhook(req) {
+    const row = await findSubscription(req.server.db, req.params.id);
+    if (!row) throw webhookNotFound(req.params.id);
+    return { message: 'Webhook retrieved', result: toSubscription(row) };
+  },
+
+  async updateWebhook(req) {
+    const { id } = req.params;
+    const body = req.body;
+    if (body.url !== undefined) await checkTarget(body.url, req.server.config.webhooks);
+    const row = await updateSubscription(req.server.db, id, body);
+    if (!row) throw webhookNotFound(id);
+    await req.server.webhookEndpointsChanged();
+    return { message: 'Webhook updated', result: toSubscription(row) };
+  },
+
+  async deleteWebhook(req) {
+    if (!(await deleteSubscription(req.server.db, req.params.id))) throw webhookNotFound(req.params.id);
+    await req.server.webhookEndpointsChanged();
+    return { message: 'Webhook deleted', result: null };
+  },
+
+  async rotateWebhookSecret(req) {
+    const secret = newSecret();
+    const row = await updateSubscription(req.server.db, req.params.id, { secret });
+    if (!row) throw webhookNotFound(req.params.id);
+    return { message: 'Webhook secret rotated', result: Object.assign(toSubscription(row), { secret }) };
+  },
+
+  async listWebhookDeliveries(req) {
+    const { id } = req.params;
+    const { page = 1, limit = 10, status } = req.query;
+    const { db } = req.server;
+    if (!(await findSubscription(db, id))) throw webhookNotFound(id);
+    const { rows, total } = await fetchPage(listDeliveries(db, id, status), page, limit);
+    return { message: 'Deliveries retrieved', result: { data: rows.map(toDelivery), meta: pageMeta(total, page, limit) } };
+  },
+};
