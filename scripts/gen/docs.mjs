@@ -157,7 +157,9 @@ function samples(document, path, method, operation, pathItem, own = {}) {
     if (!(name in params)) throw new Error(`${operation.operationId}: the sample sets ${name}, which is not one of its parameters`);
   const content = resolve(document, operation.requestBody)?.content ?? {};
   const multipart = content['multipart/form-data'];
-  const body = own.body ?? exampleOf(document, content['application/json'] ?? multipart);
+  const example = exampleOf(document, content['application/json'] ?? multipart);
+  // The sample's own body fields replace the example's (a value known only at run time).
+  const body = own.body && example && typeof example === 'object' ? Object.assign({}, example, own.body) : (own.body ?? example);
   const user = account(operation, document, own.as);
   const fullUrl = `${base}${url}${query.length ? `?${query.join('&')}` : ''}`;
   const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['204'];
@@ -184,7 +186,9 @@ function samples(document, path, method, operation, pathItem, own = {}) {
       }
     }
   } else if (body !== undefined) {
-    call.push(`  -H 'Content-Type: application/json'`, `  -d ${shellQuote(JSON.stringify(body))}`);
+    // A placeholder named *_ID is a number: unquoted in the JSON text.
+    const json = JSON.stringify(body).replace(/"(\$[A-Z][A-Z0-9_]*_ID)"/g, '$1');
+    call.push(`  -H 'Content-Type: application/json'`, `  -d ${shellQuote(json)}`);
   }
   if (isFile) call.push(`  -o ${own.output ?? DOWNLOAD_NAMES[successTypes[0]] ?? 'download.bin'}`);
   curl.push(call.join(' \\\n'));

@@ -11607,7 +11607,7 @@ export interface operations {
             path: {
                 /**
                  * @description The certificate's verification code.
-                 * @example K7P2M9QX4D1B
+                 * @example DEMOSTART001
                  */
                 code: string;
             };

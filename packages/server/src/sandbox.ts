@@ -8,7 +8,8 @@ import { connect, openPGlite } from './db/connect.js';
 import { keepSpareCopy } from './db/reloadable.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Database } from './db/schema.js';
-import { seedDemoData } from './db/seed.js';
+import { DEMO_PASSWORD, seedDemoData } from './db/seed.js';
+import { createAdmin } from './db/admin.js';
 
 /**
  * `pnpm sandbox [--port N] [--host H]`: the real server on an in-memory database holding the demo
@@ -38,6 +39,8 @@ const seeding = openPGlite();
 const seeded = new Kysely<Database>({ dialect: new PGliteDialect(seeding) });
 await migrateToLatest(seeded);
 await seedDemoData(seeded);
+// The sandbox also has a super administrator (the demo data has none), for the operations only that role may call.
+await createAdmin(seeded, { username: 'root', email: 'root@transport-ops.example', password: DEMO_PASSWORD });
 const dump = await seeding.dumpDataDir('none');
 await seeded.destroy();
 const db = connect({ kind: 'pglite', dataDir: 'memory://', loadDataDir: dump });
@@ -55,5 +58,5 @@ closeWithGrace({ delay: 5_000 }, async ({ signal, err }) => {
 await app.listen({ host: config.host, port: config.port });
 const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
 app.log.info(
-  `Sandbox ready on ${base} in ${Math.round(performance.now() - started)} ms: in-memory demo data (accounts admin, supervisor, manager, agent, agent2; password demo1234); reset with POST ${base}/sandbox/reset; docs at ${base}/docs`,
+  `Sandbox ready on ${base} in ${Math.round(performance.now() - started)} ms: in-memory demo data (accounts root, admin, supervisor, manager, agent, agent2; password demo1234); reset with POST ${base}/sandbox/reset; docs at ${base}/docs`,
 );
