@@ -15,12 +15,12 @@
 // Prints a table and exits 1 when any sample fails.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SAMPLE_BASE } from './gen/docs.mjs';
+import { resetSandbox, startSandbox } from './lib/sandbox.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -49,42 +49,7 @@ if (only && operations.length !== only.size) {
   process.exit(2);
 }
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-let sandbox = null;
-let base = args['base-url']?.replace(/\/$/, '');
-if (!base) {
-  execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  sandbox = spawn(process.execPath, [join(root, 'packages/server/dist/sandbox.js'), '--port', String(port)], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const stop = () => sandbox?.kill('SIGTERM');
-  process.on('exit', stop);
-  for (const signal of ['SIGINT', 'SIGTERM'])
-    process.on(signal, () => {
-      stop();
-      process.exit(130);
-    });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (sandbox.exitCode !== null) throw new Error(`the sandbox exited (${sandbox.exitCode})`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error('the sandbox did not answer /health within 180 s');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const base = args['base-url']?.replace(/\/$/, '') ?? (await startSandbox(root));
 console.log(`samples against ${base} (written for ${SAMPLE_BASE})`);
 
 // A reset before each sample, skipped while the samples since the last one only read (GET): every
@@ -93,8 +58,7 @@ let clean = false;
 const tokens = new Map();
 async function reset(readOnly) {
   if (!clean) {
-    const res = await fetch(`${base}/sandbox/reset`, { method: 'POST' });
-    if (!res.ok) throw new Error(`POST /sandbox/reset answered ${res.status}: is ${base} a sandbox?`);
+    await resetSandbox(base);
     tokens.clear();
   }
   clean = readOnly;

@@ -1,7 +1,7 @@
 // Bundle-time additions to the contract: the error-code table generated from the error schemas
 // (into info.description, at the `<!-- error-codes -->` marker), and a curl and an SDK sample on
 // every operation (`x-codeSamples`, shown by the docs page), built from the operation's examples.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -220,11 +220,40 @@ function samples(document, path, method, operation, pathItem, own = {}) {
   ];
 }
 
+const WORKFLOWS = join(dirname(fileURLToPath(import.meta.url)), '../../openapi/workflows');
+
+/** The introduction's list of the executable journeys (the Arazzo workflows under openapi/workflows/). */
+export function journeyTable() {
+  const files = readdirSync(WORKFLOWS)
+    .filter((f) => f.endsWith('.arazzo.yaml'))
+    .sort();
+  const rows = files.flatMap((file) =>
+    parse(readFileSync(join(WORKFLOWS, file), 'utf8')).workflows.map((w) => {
+      const operations = [...new Set(w.steps.map((step) => step.operationId))].map((id) => `[${id}](#operation/${id})`);
+      return `| **${w.summary}** (\`${w.workflowId}\`, \`openapi/workflows/${file}\`) | ${operations.join(', ')} |`;
+    }),
+  );
+  return [
+    '## Journeys',
+    'The main partner and QA journeys are [Arazzo 1.0](https://spec.openapis.org/arazzo/v1.0.1.html) workflows under',
+    '`openapi/workflows/`, run in CI against the sandbox: `pnpm workflows` starts a sandbox and runs them all',
+    '(`--base-url http://127.0.0.1:4000` for a running one). Each starts from the demo data: reset the',
+    'sandbox first to run one by hand with `npx redocly respect openapi/workflows/<file> -S transportOps=http://127.0.0.1:4000`.',
+    'Every step checks its status and the values that matter, and respect checks every answer against this contract.',
+    '',
+    '| Journey | Operations, in order |',
+    '|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
 /** Adds the generated error table (every bundle) and, with `withSamples`, the code samples (docs bundle). */
 export function enrich(document, { withSamples }) {
   const marker = '<!-- error-codes -->';
   if (document.info.description.includes(marker))
     document.info.description = document.info.description.replace(marker, errorTable(document));
+  const journeys = '<!-- journeys -->';
+  if (document.info.description.includes(journeys)) document.info.description = document.info.description.replace(journeys, journeyTable());
   if (!withSamples) return document;
   const copy = structuredClone(document);
   const own = parse(readFileSync(SAMPLE_FILE, 'utf8')) ?? {};
