@@ -45,7 +45,9 @@ for (const file of files) {
   let steps = '';
   try {
     const json = JSON.parse(readFileSync(report, 'utf8'));
-    const all = Object.values(json.files ?? {}).flatMap((f) => f.executedWorkflows ?? []).flatMap((w) => w.executedSteps ?? []);
+    const all = Object.values(json.files ?? {})
+      .flatMap((f) => f.executedWorkflows ?? [])
+      .flatMap((w) => w.executedSteps ?? []);
     steps = `${all.filter((s) => s.checks?.every((c) => c.passed)).length}/${all.length} steps`;
   } catch {}
   const ok = run.status === 0;

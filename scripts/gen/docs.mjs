@@ -102,14 +102,15 @@ function js(value, indent = '') {
   }
   if (typeof value === 'string') {
     if (/^\$[A-Z][A-Z0-9_]*$/.test(value)) return value.slice(1);
-    if (/\$[A-Z]/.test(value)) return `\`${value.replace(/[\\`]/g, '\\$&').replace(PLACEHOLDER, '${$1}')}\``;
+    if (/\$[A-Z]/.test(value)) return `\`${value.replace(/[\\`]/g, '\\$&').replace(PLACEHOLDER, (_, name) => '$' + `{${name}}`)}\``;
     return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
   }
   return String(value);
 }
 
 // Files the samples upload, created by the sample itself: a minimal PDF and a 1x1 PNG.
-const PDF = '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n';
+const PDF =
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOQi1oAAAGyARnBUHQ0AAAAAElFTkSuQmCC';
 function fileMaker(name) {
   if (/\.pdf$/i.test(name))
@@ -170,7 +171,12 @@ function samples(document, path, method, operation, pathItem, own = {}) {
       .filter(([, s]) => s.format === 'binary' || s.items?.format === 'binary' || s.contentMediaType || s.items?.contentMediaType)
       .map(([name]) => name),
   );
-  const uploads = multipart && body ? Object.entries(body).filter(([name]) => fileFields.has(name)).flatMap(([, v]) => [v].flat()) : [];
+  const uploads =
+    multipart && body
+      ? Object.entries(body)
+          .filter(([name]) => fileFields.has(name))
+          .flatMap(([, v]) => [v].flat())
+      : [];
 
   const curl = [];
   if (user) curl.push(`# As ${user} (log in as ${user} / ${DEMO_PASSWORD}: see "Running the samples" for ACCESS_TOKEN)`);
