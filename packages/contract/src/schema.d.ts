@@ -8184,6 +8184,12 @@ export interface components {
              * @example /trade/tutorials/11/certificate
              */
             certificateUrl: string;
+            /**
+             * @description The certificate's 12-character verification code, as printed on the PDF: anyone can check it
+             *     with `GET /certificates/{code}/verify` (the target of the certificate's QR code).
+             * @example K7P2M9QX4D1B
+             */
+            certificateCode?: string;
         };
         /** @description A progress report of the caller on one chapter. */
         TutorialProgressRequest: {
@@ -13783,7 +13789,7 @@ export interface operations {
             path: {
                 /**
                  * @description The certificate's verification code.
-                 * @example K7P2M9QX4D1B
+                 * @example DEMOSTART001
                  */
                 code: string;
             };

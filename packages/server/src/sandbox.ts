@@ -4,7 +4,8 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { connect } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { seedDemoData } from './db/seed.js';
+import { DEMO_PASSWORD, seedDemoData } from './db/seed.js';
+import { createAdmin } from './db/admin.js';
 
 /**
  * `pnpm sandbox [--port N] [--host H]`: the real server on an in-memory database holding the demo
@@ -34,6 +35,8 @@ const started = performance.now();
 const db = connect({ kind: 'pglite', dataDir: 'memory://' });
 await migrateToLatest(db);
 await seedDemoData(db);
+// The sandbox also has a super administrator (the demo data has none), for the operations only that role may call.
+await createAdmin(db, { username: 'root', email: 'root@transport-ops.example', password: DEMO_PASSWORD });
 
 const app = await buildApp(config, { db });
 app.addHook('onClose', async () => db.destroy());
@@ -47,5 +50,5 @@ closeWithGrace({ delay: 5_000 }, async ({ signal, err }) => {
 await app.listen({ host: config.host, port: config.port });
 const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
 app.log.info(
-  `Sandbox ready on ${base} in ${Math.round(performance.now() - started)} ms: in-memory demo data (accounts admin, supervisor, manager, agent, agent2; password demo1234); reset with POST ${base}/sandbox/reset; docs at ${base}/docs`,
+  `Sandbox ready on ${base} in ${Math.round(performance.now() - started)} ms: in-memory demo data (accounts root, admin, supervisor, manager, agent, agent2; password demo1234); reset with POST ${base}/sandbox/reset; docs at ${base}/docs`,
 );

@@ -146,6 +146,7 @@ export async function completeTutorial(trx: Db, tutorialId: number, userId: numb
     rating: done.rating,
     comment: done.comment,
     certificateUrl: `/trade/tutorials/${tutorialId}/certificate`,
+    certificateCode: done.certificate_code!,
   };
 }
 
@@ -183,7 +184,7 @@ async function issueCertificate(trx: Db, tutorialId: number, userId: number, bod
         .where('tutorial_id', '=', tutorialId)
         .where('user_id', '=', userId)
         .where('completed_at', 'is', null)
-        .returning(['completed_at', 'time_spent', 'rating', 'comment'])
+        .returning(['completed_at', 'time_spent', 'rating', 'comment', 'certificate_code'])
         .executeTakeFirst();
       await sql`release savepoint certificate_code`.execute(trx);
       return row;

@@ -163,7 +163,12 @@ describe('POST /trade/tutorials/{id}/complete', () => {
       comment: 'Good one.',
       certificateUrl: `/trade/tutorials/${tutorial.id}/certificate`,
     });
-    expect(await certificateCode(t, tutorial.id, 'agent')).toMatch(/^[A-Z0-9]{12}$/);
+    const code = await certificateCode(t, tutorial.id, 'agent');
+    expect(code).toMatch(/^[A-Z0-9]{12}$/);
+    // The answer carries the code stored for the certificate, and the public check accepts it.
+    expect(res.body.result.certificateCode).toBe(code);
+    const verified = await t.call('verifyCertificate', { params: { code: code! } });
+    expect(verified.body.result).toMatchObject({ valid: true, code, tutorial: { id: tutorial.id } });
     const detail = await t.call('getTutorialById', { token: await t.token('agent'), params: { id: tutorial.id } });
     expect(detail.body.result.statistics).toMatchObject({
       completionsCount: 1,

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Runs the Arazzo journeys under openapi/workflows/ with `redocly respect` against the sandbox.
+//   pnpm workflows                     build if stale, start the sandbox on a free port, run them all
+//   pnpm workflows --base-url URL      against a running sandbox
+//   pnpm workflows --only transport-lifecycle,auth-session
+// Each file runs after a sandbox reset (the journeys start from the demo data), with the source
+// description's server pointed at the sandbox (`-S transportOps=URL`); respect checks every
+// response against the contract as well as the steps' success criteria. Reports (respect's JSON,
+// `-J`) go to a temporary folder, or to --report-dir. Exits 1 when a journey fails.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { resetSandbox, startSandbox } from './lib/sandbox.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: { 'base-url': { type: 'string' }, only: { type: 'string' }, 'report-dir': { type: 'string' } },
+});
+const dir = join(root, 'openapi/workflows');
+let files = readdirSync(dir).filter((f) => f.endsWith('.arazzo.yaml'));
+if (args.only) {
+  const wanted = args.only.split(',').map((n) => n.replace(/\.arazzo\.yaml$/, ''));
+  files = files.filter((f) => wanted.includes(f.replace(/\.arazzo\.yaml$/, '')));
+  if (files.length !== wanted.length) throw new Error(`--only names a workflow file that does not exist: ${args.only}`);
+}
+const reports = args['report-dir'] ?? mkdtempSync(join(tmpdir(), 'workflows-'));
+mkdirSync(reports, { recursive: true });
+
+const base = args['base-url']?.replace(/\/$/, '') ?? (await startSandbox(root));
+console.log(`journeys against ${base}`);
+const results = [];
+for (const file of files) {
+  await resetSandbox(base);
+  const report = join(reports, file.replace(/\.arazzo\.yaml$/, '.json'));
+  const started = Date.now();
+  const run = spawnSync(
+    join(root, 'node_modules/.bin/redocly'),
+    ['respect', join(dir, file), '-S', `transportOps=${base}`, '-J', report, '--max-fetch-timeout', '60000'],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+  );
+  const output = `${run.stdout}${run.stderr}`.replace(/^\s*[║╔╚].*\n/gm, '');
+  let steps = '';
+  try {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    const all = Object.values(json.files ?? {})
+      .flatMap((f) => f.executedWorkflows ?? [])
+      .flatMap((w) => w.executedSteps ?? []);
+    steps = `${all.filter((s) => s.checks?.every((c) => c.passed)).length}/${all.length} steps`;
+  } catch {}
+  const ok = run.status === 0;
+  results.push({ file, ok, steps, ms: Date.now() - started });
+  if (!ok) console.log(output);
+}
+console.log('\njourney                                   result  steps        time');
+for (const r of results)
+  console.log(`${r.file.padEnd(41)} ${(r.ok ? 'ok' : 'FAIL').padEnd(7)} ${r.steps.padEnd(12)} ${(r.ms / 1000).toFixed(1)} s`);
+console.log(`reports (respect JSON): ${reports}`);
+process.exitCode = results.every((r) => r.ok) ? 0 : 1;
