@@ -12,6 +12,7 @@ import * as m0010 from './0010_complaint_runs.js';
 import * as m0011 from './0011_team_change_counters.js';
 import * as m0012 from './0012_gin_short_pending_lists.js';
 import * as m0013 from './0013_covering_scope_indexes.js';
+import * as m0016 from './0016_append_only_statistics.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0011_team_change_counters': m0011,
   '0012_gin_short_pending_lists': m0012,
   '0013_covering_scope_indexes': m0013,
+  '0016_append_only_statistics': m0016,
 };
