@@ -19,6 +19,7 @@ import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
 import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
+import statisticsFold from './modules/reports/statistics-fold.js';
 import database from './plugins/database.js';
 import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
@@ -97,6 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(docs);
   await app.register(outboxWorker);
   await app.register(attachmentSweeper);
+  await app.register(statisticsFold);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

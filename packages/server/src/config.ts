@@ -59,6 +59,16 @@ export interface Config {
   mail: { smtpUrl: string | undefined; from: string; outboxIntervalMs: number; maxAttempts: number };
   /** Period of the sweep of complaint attachments never linked to a complaint (0: no background loop). */
   attachmentSweepIntervalMs: number;
+  /**
+   * Period of the fold of appended statistics rows into their totals (0: no background loop; the
+   * figures stay exact either way, reads only grow with what is left unfolded).
+   */
+  statisticsFoldIntervalMs: number;
+  /**
+   * On SIGTERM/SIGINT: how long requests in flight (uploads included) may take to finish before the
+   * process exits; new requests meanwhile get 503 with Retry-After.
+   */
+  shutdownGraceMs: number;
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -100,6 +110,8 @@ interface Env {
   MAIL_FROM: string;
   OUTBOX_INTERVAL_MS: number;
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
+  STATISTICS_FOLD_INTERVAL_MS: number;
+  SHUTDOWN_GRACE_MS: number;
   SANDBOX?: boolean;
 }
 
@@ -139,6 +151,8 @@ const schema = {
     MAIL_FROM: { type: 'string', minLength: 3, default: 'Transport Operations <no-reply@transport-ops.example>' },
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    STATISTICS_FOLD_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
+    SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 30_000 },
     SANDBOX: { type: 'boolean' },
   },
 } as const;
@@ -236,6 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: 10_000, idleMs: 30_000 },
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
+    statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,
   };
 }
@@ -293,6 +309,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const readinessTimeoutMs = 60_000;
   // Nor a background sweep of old pending uploads: tests call app.sweepUnlinkedAttachments() with their own clock.
   const attachmentSweepIntervalMs = 0;
+  // Nor a background fold: statistics are read from folded totals plus appended rows, and tests fold
+  // with app.foldStatisticsOnce() where they check both.
+  const statisticsFoldIntervalMs = 0;
   return Object.assign(
     {},
     base,
@@ -300,6 +319,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       jwt: Object.assign({}, base.jwt, { secret: randomBytes(32).toString('hex') }),
       mail,
       attachmentSweepIntervalMs,
+      statisticsFoldIntervalMs,
       readinessTimeoutMs,
     },
     overrides,
