@@ -179,7 +179,11 @@ const REPLACED_TRIGGERS: Array<[string, string, string]> = [
         is distinct from (new.created_by, new.status, new.validation_level, new.vehicle_type_id, new.total_product_value, new.created_at))
       execute function transports_roll_up()`,
   ],
-  ['transports_count_customer', 'transports', `after insert or delete on transports for each row execute function actors_count_transports()`],
+  [
+    'transports_count_customer',
+    'transports',
+    `after insert or delete on transports for each row execute function actors_count_transports()`,
+  ],
   [
     'transports_recount_customer',
     'transports',
@@ -231,14 +235,22 @@ const REPLACED_TRIGGERS: Array<[string, string, string]> = [
       when ((old.actor_role, old.organization_id, old.is_active) is distinct from (new.actor_role, new.organization_id, new.is_active))
       execute function actors_roll_up()`,
   ],
-  ['forum_reports_count', 'forum_reports', `after insert or delete or update of status on forum_reports for each row execute function forum_reports_count()`],
+  [
+    'forum_reports_count',
+    'forum_reports',
+    `after insert or delete or update of status on forum_reports for each row execute function forum_reports_count()`,
+  ],
   ['users_count_role_id', 'users', `after insert or delete on users for each row execute function roles_count_users()`],
   [
     'users_recount_role_id',
     'users',
     `after update of role_id on users for each row when (old.role_id is distinct from new.role_id) execute function roles_count_users()`,
   ],
-  ['forum_topic_tags_count_tag_id', 'forum_topic_tags', `after insert or delete on forum_topic_tags for each row execute function tags_count_forum_topic_tags()`],
+  [
+    'forum_topic_tags_count_tag_id',
+    'forum_topic_tags',
+    `after insert or delete on forum_topic_tags for each row execute function tags_count_forum_topic_tags()`,
+  ],
   [
     'forum_topic_tags_recount_tag_id',
     'forum_topic_tags',
@@ -256,7 +268,11 @@ const REPLACED_TRIGGERS: Array<[string, string, string]> = [
     `after update of is_hidden on forum_topics for each row when (old.is_hidden is distinct from new.is_hidden)
       execute function forum_topics_count_visible_tags()`,
   ],
-  ['forum_topics_uncount_visible_tags', 'forum_topics', `before delete on forum_topics for each row execute function forum_topics_count_visible_tags()`],
+  [
+    'forum_topics_uncount_visible_tags',
+    'forum_topics',
+    `before delete on forum_topics for each row execute function forum_topics_count_visible_tags()`,
+  ],
 ];
 
 /** The row-level triggers that take their place (same events and conditions), appending instead. */

@@ -43,13 +43,18 @@ export function topCustomersQuery(db: Kysely<Database>, auth: AuthContext, top: 
       )
       .with('candidates', (qb) =>
         qb
-          .selectFrom('actors as a')
-          .where('a.actor_role', '=', 'CUSTOMER')
-          .where('a.transports_count', '>', 0)
-          .select('a.id')
-          .orderBy('a.transports_count', 'desc')
-          .orderBy('a.id', 'asc')
-          .limit(sql<number>`${top} + (select count(*) from pending)`)
+          .selectFrom((eb) =>
+            eb
+              .selectFrom('actors as a')
+              .where('a.actor_role', '=', 'CUSTOMER')
+              .where('a.transports_count', '>', 0)
+              .select('a.id')
+              .orderBy('a.transports_count', 'desc')
+              .orderBy('a.id', 'asc')
+              .limit(sql<number>`${top} + (select count(*) from pending)`)
+              .as('ranked'),
+          )
+          .select('ranked.id')
           .union(qb.selectFrom('pending').select('pending.id')),
       )
       .selectFrom('candidates as c')

@@ -44,7 +44,11 @@ async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
         sum('messages_deleted').as('messages_deleted'),
       ])
       .executeTakeFirstOrThrow(),
-    db.selectFrom('forum_report_counts').select(['status', sum('reports').as('reports')]).groupBy('status').execute(),
+    db
+      .selectFrom('forum_report_counts')
+      .select(['status', sum('reports').as('reports')])
+      .groupBy('status')
+      .execute(),
     db
       .selectFrom('categories as c')
       .leftJoin(

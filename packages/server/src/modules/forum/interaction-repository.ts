@@ -184,11 +184,7 @@ export type CategoryRow = NonNullable<Awaited<ReturnType<ReturnType<typeof forum
 const tagList = queryShape({ values: ['pattern', 'limit'] }, (db, p: { pattern: string | undefined; limit: number }) =>
   db
     .selectFrom('tags as tg')
-    .select([
-      'tg.id',
-      'tg.name',
-      'tg.color',
-    ])
+    .select(['tg.id', 'tg.name', 'tg.color'])
     // Visible topics carrying the tag: a counter the database keeps (migrations 0009 and 0016).
     .select(liveCount('tags.visible_topics_count', 'tg').as('usage_count'))
     .where('tg.is_active', '=', true)

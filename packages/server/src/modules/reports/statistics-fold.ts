@@ -18,7 +18,8 @@ declare module 'fastify' {
 export default fp(async function statisticsFold(app: FastifyInstance) {
   const run = processJob(app, () => foldStatistics(app.db), {
     periodMs: app.config.statisticsFoldIntervalMs,
-    background: (round) => round().catch((error: unknown) => app.log.warn({ err: error }, 'statistics not folded yet: retried next period')),
+    background: (round) =>
+      round().catch((error: unknown) => app.log.warn({ err: error }, 'statistics not folded yet: retried next period')),
   });
   app.decorate('foldStatisticsOnce', run);
 });

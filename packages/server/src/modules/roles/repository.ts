@@ -9,19 +9,13 @@ type Db = Kysely<Database>;
 export type Role = Result<'getConfigRoleById'>;
 
 export function selectRoles(db: Db) {
-  return db.selectFrom('roles as r').select([
-    'r.id',
-    'r.code',
-    'r.name',
-    'r.description',
-    'r.access_level',
-    'r.is_system',
-    'r.is_active',
-    'r.created_at',
-    'r.updated_at',
-  ])
-    // Kept by triggers on users (migrations 0008 and 0016).
-    .select(liveCount('roles.users_count', 'r').as('users_count'));
+  return (
+    db
+      .selectFrom('roles as r')
+      .select(['r.id', 'r.code', 'r.name', 'r.description', 'r.access_level', 'r.is_system', 'r.is_active', 'r.created_at', 'r.updated_at'])
+      // Kept by triggers on users (migrations 0008 and 0016).
+      .select(liveCount('roles.users_count', 'r').as('users_count'))
+  );
 }
 type RoleRow = Awaited<ReturnType<ReturnType<typeof selectRoles>['executeTakeFirstOrThrow']>>;
 

@@ -13,16 +13,7 @@ type Db = Kysely<Database>;
 export function vehicleTypeQuery(db: Db) {
   return db
     .selectFrom('vehicle_types as v')
-    .select([
-      'v.id',
-      'v.name',
-      'v.description',
-      'v.max_weight',
-      'v.category',
-      'v.is_active',
-      'v.created_at',
-      'v.updated_at',
-    ])
+    .select(['v.id', 'v.name', 'v.description', 'v.max_weight', 'v.category', 'v.is_active', 'v.created_at', 'v.updated_at'])
     .select(liveCount('vehicle_types.transports_count', 'v').as('usage_count'));
 }
 type VehicleTypeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof vehicleTypeQuery>['executeTakeFirst']>>>;
