@@ -273,7 +273,8 @@ describe.each(targets)('database on $name', (target) => {
     'forum message votes and replies': sql<{ n: number }>`select count(*) as n from forum_messages m where
       likes_count <> (select count(*) from forum_votes v where v.message_id = m.id and v.vote = 'LIKE')
       or dislikes_count <> (select count(*) from forum_votes v where v.message_id = m.id and v.vote = 'DISLIKE')
-      or replies_count <> (select count(*) from forum_messages r where r.parent_id = m.id)`,
+      or replies_count <> (select count(*) from forum_messages r where r.parent_id = m.id
+        and ((r.deleted_at is null and not r.is_hidden) or r.replies_count > 0))`,
     'forum topic messages and likes': sql<{ n: number }>`select count(*) as n from forum_topics t where
       messages_count <> (select count(*) from forum_messages m where m.topic_id = t.id)
       or likes_count <> (select count(*) from forum_topic_likes l where l.topic_id = t.id)`,
