@@ -28,6 +28,7 @@ import headers from './plugins/headers.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
+import shutdown from './plugins/shutdown.js';
 import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
 
@@ -66,6 +67,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connectionTimeout: config.timeouts.idleMs,
     clientErrorHandler,
     frameworkErrors,
+    // Requests arriving while the server drains get the envelope from plugins/shutdown.ts instead.
+    return503OnClosing: false,
   });
   // Headers must arrive within this time (a slow-header client cannot hold a socket).
   app.server.headersTimeout = config.timeouts.headersMs;
@@ -83,6 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  await app.register(shutdown);
   await app.register(headers);
   // Before the security plugin: preflights are answered without identification or rate limits.
   await app.register(cors, corsOptions(config));
