@@ -457,6 +457,8 @@ export interface paths {
          *     - 413: `PAYLOAD_TOO_LARGE` when more than 5 files are sent (the request is refused as a
          *       whole, nothing is stored).
          *     - 415: `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *     - 507: `STORAGE_UNAVAILABLE` when the server's storage cannot take the files (disk or quota
+         *       full, read-only or failing volume): nothing is stored, retry after `retry-after`.
          */
         post: operations["uploadTransportDocuments"];
         delete?: never;
@@ -752,7 +754,8 @@ export interface paths {
          *     Errors: 400 validation (no `files` part, `complaintId` not an integer; list of strings) or
          *     `UPLOAD_REJECTED`, 404 `COMPLAINT_NOT_FOUND`, 409 `NOT_EDITABLE`, 413 `PAYLOAD_TOO_LARGE` for
          *     more than 10 files or a request over the general 50 MB upload limit, 415
-         *     `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *     `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`, 507
+         *     `STORAGE_UNAVAILABLE` when the server's storage cannot take the files (nothing is stored).
          *
          *     Design decision: a file over 10 MB is refused on its own (`FILE_TOO_LARGE` in `errors`)
          *     rather than failing the whole request; only the file count and the total size answer 413.
@@ -844,7 +847,8 @@ export interface paths {
          *
          *     Errors: 400 validation (no `avatar` part) or `UPLOAD_REJECTED` (with `FILE_TYPE_NOT_ALLOWED`,
          *     `FILE_TOO_LARGE` or `FILE_EMPTY`), 413 for a request over the upload limit, 415
-         *     `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *     `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`, 507
+         *     `STORAGE_UNAVAILABLE` when the server's storage cannot take the upload (nothing is kept).
          *
          *     Design decision: the picture is stored in the database with its detected type and served as
          *     it was uploaded (no resizing); it is public to every authenticated user, like the name.
@@ -6829,8 +6833,19 @@ export interface components {
             code: "EVENT_NOT_FOUND";
             eventId: string;
         };
+        /** @description The server could not write or read the uploaded bytes on its storage: the disk or the quota is full (`NO_SPACE`, `QUOTA_EXCEEDED`), the volume is read-only (`READ_ONLY`) or failing (`IO_ERROR`). Nothing was stored; the operator is alerted (logged at error level). The request may succeed later unchanged: retry after `retryAfterSeconds` (also sent as the `retry-after` header). HTTP 507. */
+        StorageUnavailableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "STORAGE_UNAVAILABLE";
+            /** @enum {string} */
+            reason: "NO_SPACE" | "QUOTA_EXCEEDED" | "READ_ONLY" | "IO_ERROR";
+            retryAfterSeconds: number;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -9875,7 +9890,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description A dependency (the database) is down, unreachable or stalled. Answered within the configured connection, acquisition and statement timeouts instead of hanging; nothing was changed. The `retry-after` header tells when to retry. */
+        /** @description A dependency (the database) is down, unreachable or stalled, or the instance is shutting down (a request arriving on an open connection while it drains: the connection is closed after the answer; another instance, or this one restarted, takes the retry). Answered within the configured connection, acquisition and statement timeouts instead of hanging; nothing was changed. The `retry-after` header tells when to retry. */
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -9913,7 +9928,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles; public operations count against the client address whatever token comes with them). The `x-ratelimit-*` and `retry-after` headers tell when to retry. */
+        /** @description The caller exceeded its hourly request quota (100 unauthenticated per client address, 1000 per authenticated user, 5000 for administration roles; public operations count against the client address whatever token comes with them). The `x-ratelimit-*` and `retry-after` headers tell when to retry. Quotas are counted in Redis, shared by every instance. While Redis is unreachable each instance counts on in its own memory from the last count Redis gave it for the caller, and when Redis answers again the higher of the two counts is kept (also when Redis lost its data): with one instance a quota holds across an outage; with N instances a caller can get at most N times the rest of its quota during the outage, and no more afterwards. An instance started during the outage starts from zero for callers it has not seen. */
         TooManyRequests: {
             headers: {
                 [name: string]: unknown;
@@ -9969,6 +9984,17 @@ export interface components {
         /** @description `If-Match` names none of the resource's current `ETag`: it changed since the caller read it (or it was never read with that tag). Nothing was written. */
         PreconditionFailed: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The uploaded bytes could not be stored (disk or quota full, storage read-only or failing). Nothing was stored, no row was written and no spool file is left; retry after the `retry-after` header's seconds. */
+        InsufficientStorage: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -10817,6 +10843,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadTransportDocument: {
@@ -11434,6 +11461,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     downloadComplaintAttachment: {
@@ -11576,6 +11604,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteAvatar: {

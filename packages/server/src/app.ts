@@ -21,6 +21,7 @@ import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
 import webhookWorker from './modules/webhooks/worker.js';
 import { type ApiKeyGuard, createApiKeyGuard } from './modules/api-keys/guard.js';
+import statisticsFold from './modules/reports/statistics-fold.js';
 import database from './plugins/database.js';
 import { takeSnapshot } from './db/snapshot.js';
 import deprecation from './plugins/deprecation.js';
@@ -31,6 +32,7 @@ import headers from './plugins/headers.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
+import shutdown from './plugins/shutdown.js';
 import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
 import writeSafety from './plugins/write-safety.js';
@@ -73,6 +75,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connectionTimeout: config.timeouts.idleMs,
     clientErrorHandler,
     frameworkErrors,
+    // Requests arriving while the server drains get the envelope from plugins/shutdown.ts instead.
+    return503OnClosing: false,
   });
   // Headers must arrive within this time (a slow-header client cannot hold a socket).
   app.server.headersTimeout = config.timeouts.headersMs;
@@ -90,6 +94,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
+  await app.register(shutdown);
   await app.register(headers);
   await app.register(deprecation, {});
   // Before the security plugin: preflights are answered without identification or rate limits.
@@ -116,6 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(attachmentSweeper);
   await app.register(writeSafetySweeper);
   await app.register(webhookWorker);
+  await app.register(statisticsFold);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

@@ -82,6 +82,16 @@ export interface Config {
     pollIntervalMs: number;
     concurrency: number;
   };
+  /**
+   * Period of the fold of appended statistics rows into their totals (0: no background loop; the
+   * figures stay exact either way, reads only grow with what is left unfolded).
+   */
+  statisticsFoldIntervalMs: number;
+  /**
+   * On SIGTERM/SIGINT: how long requests in flight (uploads included) may take to finish before the
+   * process exits; new requests meanwhile get 503 with Retry-After.
+   */
+  shutdownGraceMs: number;
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
@@ -124,6 +134,8 @@ interface Env {
   OUTBOX_INTERVAL_MS: number;
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
   IDEMPOTENCY_SWEEP_INTERVAL_MS: number;
+  STATISTICS_FOLD_INTERVAL_MS: number;
+  SHUTDOWN_GRACE_MS: number;
   SANDBOX?: boolean;
   WEBHOOK_RETRY_BASE_MS: number;
   WEBHOOK_TIMEOUT_MS: number;
@@ -170,6 +182,8 @@ const schema = {
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     IDEMPOTENCY_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    STATISTICS_FOLD_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
+    SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 30_000 },
     SANDBOX: { type: 'boolean' },
     WEBHOOK_RETRY_BASE_MS: { type: 'integer', minimum: 10, maximum: 3_600_000, default: 30_000 },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60_000, default: 10_000 },
@@ -287,6 +301,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
+    statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,
     webhooks: {
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
@@ -363,6 +379,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   const attachmentSweepIntervalMs = 0;
   // Nor a webhook worker: tests that deliver turn it on (or call app.deliverWebhooksOnce()).
   const webhooks = Object.assign({}, base.webhooks, { pollIntervalMs: 0 });
+  // Nor a background fold: statistics are read from folded totals plus appended rows, and tests fold
+  // with app.foldStatisticsOnce() where they check both.
+  const statisticsFoldIntervalMs = 0;
   return Object.assign(
     {},
     base,
@@ -371,6 +390,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       mail,
       attachmentSweepIntervalMs,
       idempotencySweepIntervalMs: 0,
+      statisticsFoldIntervalMs,
       readinessTimeoutMs,
       webhooks,
     },

@@ -38,12 +38,27 @@ const app = await buildApp(config, { db });
 // A promise rejected without a handler (a dependency failing in the background) is logged, not
 // fatal: the requests that need the dependency answer 503 on their own.
 process.on('unhandledRejection', (reason) => app.log.error({ err: reason }, 'unhandled rejection'));
-closeWithGrace({ delay: 10_000, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
-  if (err) app.log.error({ err }, 'closing after an error');
-  else app.log.info({ signal }, 'shutting down');
-  await app.close();
-  await db.destroy();
-});
+// Requests in flight get SHUTDOWN_GRACE_MS to finish; past it (or on a second signal) the process
+// exits at once, and the spool files of the uploads still arriving go with it (their rows were never
+// written).
+const abandon = (reason: string) => {
+  app.log.error(`${reason}: exiting with requests in flight; their uploads are discarded`);
+  app.files.abandonSpool();
+};
+closeWithGrace(
+  {
+    delay: config.shutdownGraceMs,
+    skip: ['unhandledRejection'],
+    onTimeout: (delay) => abandon(`shutdown grace of ${delay} ms elapsed`),
+    onSecondSignal: (signal) => abandon(`second ${signal}`),
+  },
+  async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await db.destroy();
+  },
+);
 
 await app.listen({ host: config.host, port: config.port });
 const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;

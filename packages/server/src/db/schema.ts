@@ -466,7 +466,11 @@ export interface ForumReportsTable {
   created_at: Timestamp;
 }
 
-/** Forum totals per topic category (0: none), kept by triggers on topics and messages (0007). */
+/**
+ * Forum totals per topic category (0: none), kept by triggers on topics and messages (0007). This
+ * and every roll-up below is a view since 0016 (folded totals union all appended rows): a key may
+ * appear more than once, read its figures as sums.
+ */
 export interface ForumCategoryCountsTable {
   category_id: number;
   topics: number;
@@ -484,6 +488,16 @@ export interface ForumCategoryCountsTable {
 export interface ForumReportCountsTable {
   status: ReportStatus;
   reports: number;
+}
+
+/**
+ * Changes of the usage counters kept in a column of the counted row (`counter`: table.column),
+ * appended by triggers and added to the column by fold_statistics() (0016).
+ */
+export interface CounterDeltasTable {
+  counter: string;
+  id: number;
+  delta: number;
 }
 
 /** Transports per creator, status, validation level and vehicle type (triggers, 0009). */
@@ -765,6 +779,7 @@ export interface Database {
   forum_reports: ForumReportsTable;
   forum_category_counts: ForumCategoryCountsTable;
   forum_report_counts: ForumReportCountsTable;
+  counter_deltas: CounterDeltasTable;
   transport_user_counts: TransportUserCountsTable;
   transport_day_counts: TransportDayCountsTable;
   complaint_user_counts: ComplaintUserCountsTable;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -94,6 +94,18 @@ export interface FileStore {
   spool(source: Readable): Promise<Spooled>;
   /** Removes spool files that were not put (a rejected file, a failed request). */
   release(spooled: Spooled[]): Promise<void>;
+  /**
+   * Removes the spool files a previous process on this host left (it crashed or was killed during
+   * an upload): the spool directories named after a process of this host that is gone, or after
+   * this process's own id (a restarted container reuses it). Other hosts' directories, on a shared
+   * volume, are left to `removeOrphans`. Returns how many files were removed.
+   */
+  removeStaleSpools(): Promise<number>;
+  /**
+   * Removes this process's spool directory at once, synchronously: the uploads still in flight when
+   * the process must exit leave nothing behind (their rows were never written).
+   */
+  abandonSpool(): void;
   /** Removes the files of rows that were never committed. */
   discard(stored: StoredBytes[]): Promise<void>;
   /**
@@ -112,6 +124,28 @@ export interface FileStore {
   close(): Promise<void>;
 }
 
+/** Spool directories in the system's temporary directory start with this (then `<host>.<pid>.<random>`). */
+const SPOOL_PREFIX = 'transport-ops-spool-';
+/** This host's name, safe in a directory name. */
+const hostTag = () => hostname().replace(/[^A-Za-z0-9_-]/g, '_');
+/** A spool directory's name: this host, the process, and a random part (one per store of the process). */
+const spoolName = (pid: number) => `${hostTag()}.${pid}.${randomBytes(4).toString('hex')}`;
+function parseSpoolOwner(name: string): { host: string; pid: number } | null {
+  const match = /^(.+)\.(\d+)\.[0-9a-f]+$/.exec(name);
+  return match ? { host: match[1]!, pid: Number(match[2]) } : null;
+}
+/** Spool directories this process made (several apps of one process share them, as tests do). */
+const ownSpools = new Set<string>();
+/** Whether a process of this host still runs (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** 128 random bits, hex: unguessable, and safe in a path (checked again when read from a row). */
 const KEY = /^[0-9a-f]{32}$/;
 
@@ -125,12 +159,17 @@ export function createFileStore(config: Config['fileStore']): FileStore {
     return join(dir, key.slice(0, 2), key);
   };
 
-  // Spool files beside the files (same file system: `put` renames), else in a directory of this process.
+  // Spool files beside the files (same file system: `put` renames), else in the system's temporary
+  // directory; in a directory of this process either way (`<host>.<pid>.<random>`), so that the next process
+  // knows which spool files nobody is writing any more.
+  const spoolParent = dir === null ? tmpdir() : join(dir, 'spool');
+  const spoolPrefix = dir === null ? SPOOL_PREFIX : '';
   let spoolDir: string | null = null;
   const spoolDirectory = async () => {
     if (spoolDir === null) {
-      const candidate = dir === null ? mkdtempSync(join(tmpdir(), 'transport-ops-spool-')) : join(dir, 'spool');
+      const candidate = join(spoolParent, `${spoolPrefix}${spoolName(process.pid)}`);
       await mkdir(candidate, { recursive: true });
+      ownSpools.add(candidate);
       spoolDir = candidate;
     }
     return spoolDir;
@@ -193,6 +232,27 @@ export function createFileStore(config: Config['fileStore']): FileStore {
     async release(spooled) {
       await Promise.all(spooled.map((s) => rm(s.path, { force: true })));
     },
+    async removeStaleSpools() {
+      const entries = await readdir(spoolParent, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      });
+      let removed = 0;
+      for (const entry of entries) {
+        if (!entry.isDirectory() || !entry.name.startsWith(spoolPrefix)) continue;
+        const owner = parseSpoolOwner(entry.name.slice(spoolPrefix.length));
+        if (!owner || owner.host !== hostTag()) continue;
+        if (owner.pid !== process.pid && alive(owner.pid)) continue;
+        const path = join(spoolParent, entry.name);
+        if (ownSpools.has(path)) continue;
+        removed += (await readdir(path)).length;
+        await rm(path, { recursive: true, force: true });
+      }
+      return removed;
+    },
+    abandonSpool() {
+      if (spoolDir !== null) rmSync(spoolDir, { recursive: true, force: true });
+    },
     async discard(stored) {
       await Promise.all(stored.map((s) => (s.storage_key ? rm(pathOf(s.storage_key), { force: true }) : undefined)));
     },
@@ -253,7 +313,10 @@ export function createFileStore(config: Config['fileStore']): FileStore {
     },
     async close() {
       if (temporary && dir) await rm(dir, { recursive: true, force: true });
-      if (dir === null && spoolDir !== null) await rm(spoolDir, { recursive: true, force: true });
+      if (spoolDir !== null) {
+        await rm(spoolDir, { recursive: true, force: true });
+        ownSpools.delete(spoolDir);
+      }
     },
   };
 }

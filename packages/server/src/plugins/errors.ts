@@ -5,6 +5,7 @@ import { contractErrorOf } from '../lib/db-errors.js';
 import { SECURITY_HEADERS } from './headers.js';
 import { bodyRequired, TEXT_SAFE } from './validation.js';
 import { isDependencyOutage, OUTAGE_RETRY_AFTER_SECONDS as retryAfterSeconds } from '../lib/outage.js';
+import { STORAGE_RETRY_AFTER_SECONDS, storageFailure } from '../lib/storage-errors.js';
 
 interface ValidationIssue {
   instancePath: string;
@@ -107,6 +108,20 @@ export default fp(async function errors(app: FastifyInstance) {
       }
       const list = [...new Set(issues.map(({ field, message }) => (field === context ? message : `${context}/${field} ${message}`)))];
       return reply.code(400).send(envelope('Validation failed', capped(list)));
+    }
+    // Disk or quota full, read-only or failing storage: the operator must act (logged at error), the
+    // client may retry later. An upload answers 507 STORAGE_UNAVAILABLE; any other operation 503.
+    const storage = storageFailure(error);
+    if (storage) {
+      req.log.error({ err: error, storage }, 'storage failure');
+      const retry = STORAGE_RETRY_AFTER_SECONDS;
+      reply.header('retry-after', String(retry));
+      if (req.routeOptions.config.upload) {
+        return reply
+          .code(507)
+          .send(envelope('Storage unavailable', { code: 'STORAGE_UNAVAILABLE', reason: storage, retryAfterSeconds: retry }));
+      }
+      return reply.code(503).send(envelope('Service temporarily unavailable', { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: retry }));
     }
     if (isDependencyOutage(error)) {
       req.log.warn({ err: error }, 'dependency unavailable');

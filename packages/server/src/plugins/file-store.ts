@@ -14,15 +14,26 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ORPHAN_AGE_MS = 3600_000;
 
 /**
- * The file store of the configuration. Files of deleted rows are removed once the deletion has
- * committed: at start, and after every successful write request (rows go by cascade from several
- * operations, so the queue filled by the database's trigger is the one place to look). At start,
- * files an hour old that no row refers to (a crash before their row committed) are removed too.
+ * The file store of the configuration. Before serving, the spool files of uploads a previous
+ * process of this host was receiving when it died are removed (whatever the store). Files of
+ * deleted rows are removed once the deletion has committed: at start, and after every successful
+ * write request (rows go by cascade from several operations, so the queue filled by the database's
+ * trigger is the one place to look). At start, files an hour old that no row refers to (a crash
+ * before their row committed) are removed too.
  */
 export default fp(async function fileStore(app: FastifyInstance) {
   const files = createFileStore(app.config.fileStore);
   app.decorate('files', files);
-  if (files.dir === null) return;
+  app.addHook('onReady', async () => {
+    const n = await files
+      .removeStaleSpools()
+      .catch((error: unknown) => app.log.error({ err: error }, 'spool files of a previous process could not be removed'));
+    if (n) app.log.info(`removed ${n} spool files of uploads a previous process did not finish`);
+  });
+  if (files.dir === null) {
+    app.addHook('onClose', async () => files.close());
+    return;
+  }
 
   let running: Promise<void> | null = null;
   let orphans: Promise<unknown> = Promise.resolve();

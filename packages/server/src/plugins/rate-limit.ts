@@ -2,7 +2,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
-import { fallbackStore } from '../patches/rate-limit-stores.js';
+import { fallbackStore } from './rate-limit-store.js';
 
 const ADMIN_LEVELS = new Set(['admin', 'super_admin']);
 /**

@@ -14,6 +14,7 @@ import * as m0012 from './0012_gin_short_pending_lists.js';
 import * as m0013 from './0013_covering_scope_indexes.js';
 import * as m0014 from './0014_idempotency_keys.js';
 import * as m0015 from './0015_events.js';
+import * as m0016 from './0016_append_only_statistics.js';
 import * as m0018 from './0018_login_throttles.js';
 
 /**
@@ -36,5 +37,6 @@ export const migrations: Record<string, Migration> = {
   '0013_covering_scope_indexes': m0013,
   '0014_idempotency_keys': m0014,
   '0015_events': m0015,
+  '0016_append_only_statistics': m0016,
   '0018_login_throttles': m0018,
 };

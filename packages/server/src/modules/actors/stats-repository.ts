@@ -24,17 +24,46 @@ export function actorStats(db: Kysely<Database>, auth: AuthContext, days: number
 
 /**
  * Every customer's transports are counted by the database as they are written
- * (`actors.transports_count`, migration 0007): with a global view, the top customers are an index
- * read. A team's top customers are grouped from the team's transports (index on creator and customer).
+ * (`actors.transports_count`, migration 0007, plus the changes appended since and not folded yet,
+ * migration 0016). With a global view the top customers are an index read of the folded counts:
+ * the customers with pending changes, plus as many more of the folded ranking as there are of them,
+ * hold the exact top (a customer outside both has its folded count, and at least `top` customers
+ * without pending changes rank above it). A team's top customers are grouped from the team's
+ * transports (index on creator and customer).
  */
 export function topCustomersQuery(db: Kysely<Database>, auth: AuthContext, top: number) {
   if (hasGlobalView(auth)) {
     return db
-      .selectFrom('actors as a')
+      .with('pending', (qb) =>
+        qb
+          .selectFrom('counter_deltas as d')
+          .where('d.counter', '=', sql.lit('actors.transports_count'))
+          .groupBy('d.id')
+          .select(['d.id', sql<number>`sum(d.delta)::int`.as('n')]),
+      )
+      .with('candidates', (qb) =>
+        qb
+          .selectFrom((eb) =>
+            eb
+              .selectFrom('actors as a')
+              .where('a.actor_role', '=', 'CUSTOMER')
+              .where('a.transports_count', '>', 0)
+              .select('a.id')
+              .orderBy('a.transports_count', 'desc')
+              .orderBy('a.id', 'asc')
+              .limit(sql<number>`${top} + (select count(*) from pending)`)
+              .as('ranked'),
+          )
+          .select('ranked.id')
+          .union(qb.selectFrom('pending').select('pending.id')),
+      )
+      .selectFrom('candidates as c')
+      .innerJoin('actors as a', 'a.id', 'c.id')
+      .leftJoin('pending as p', 'p.id', 'a.id')
       .where('a.actor_role', '=', 'CUSTOMER')
-      .where('a.transports_count', '>', 0)
-      .select(['a.id', 'a.first_name', 'a.last_name', 'a.transports_count as transports'])
-      .orderBy('a.transports_count', 'desc')
+      .where(sql<number>`a.transports_count + coalesce(p.n, 0)`, '>', 0)
+      .select(['a.id', 'a.first_name', 'a.last_name', sql<number>`(a.transports_count + coalesce(p.n, 0))::int`.as('transports')])
+      .orderBy('transports', 'desc')
       .orderBy('a.id', 'asc')
       .limit(top);
   }

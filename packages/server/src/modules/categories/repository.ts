@@ -14,10 +14,10 @@ export const DEFAULT_ICON = 'folder';
 
 /**
  * Records of every module pointing at the category (they are all of its scope when the modules obey
- * the scope). Forum topics come from the per-category counters the database keeps (migration 0007).
+ * the scope). Forum topics come from the per-category counters the database keeps (migrations 0007 and 0016).
  */
 const usageCount = sql<number>`(
-  coalesce((select f.topics from forum_category_counts f where f.category_id = c.id), 0)
+  coalesce((select sum(f.topics) from forum_category_counts f where f.category_id = c.id), 0)
   + (select count(*) from announcements a where a.category_id = c.id)
   + (select count(*) from tutorials tu where tu.category_id = c.id)
 )::int`;

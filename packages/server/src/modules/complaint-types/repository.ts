@@ -4,15 +4,17 @@ import type { Database } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';
+import { liveCount } from '../../lib/counters.js';
 
 type ComplaintTypeAdmin = components['schemas']['ComplaintTypeAdmin'];
 type ComplaintType = components['schemas']['ComplaintType'];
 
-/** Complaint types with the number of complaints using each (a counter the database keeps, migration 0008). */
+/** Complaint types with the number of complaints using each (a counter the database keeps, migrations 0008 and 0016). */
 function selectTypes(db: Kysely<Database>) {
   return db
     .selectFrom('complaint_types as ct')
-    .select(['ct.id', 'ct.name', 'ct.description', 'ct.is_active', 'ct.created_at', 'ct.updated_at', 'ct.complaints_count as usage_count']);
+    .select(['ct.id', 'ct.name', 'ct.description', 'ct.is_active', 'ct.created_at', 'ct.updated_at'])
+    .select(liveCount('complaint_types.complaints_count', 'ct').as('usage_count'));
 }
 type TypeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTypes>['executeTakeFirst']>>>;
 
@@ -43,8 +45,12 @@ export async function findComplaintType(db: Kysely<Database>, id: number): Promi
 
 /** Complaints using the type: the counter the database keeps (migration 0008; exact under the row lock, see vehicleTypeUsage). */
 export async function complaintTypeUsage(db: Kysely<Database>, id: number): Promise<number> {
-  const row = await db.selectFrom('complaint_types').select('complaints_count').where('id', '=', id).executeTakeFirst();
-  return Number(row?.complaints_count ?? 0);
+  const row = await db
+    .selectFrom('complaint_types as ct')
+    .select(liveCount('complaint_types.complaints_count', 'ct').as('n'))
+    .where('ct.id', '=', id)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** The user-side lookup list: active types only, by name. */

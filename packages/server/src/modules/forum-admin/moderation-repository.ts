@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, ForumMessage, ForumTopic, TopicStatus } from '../../db/schema.js';
-import { hasShownReplies } from '../forum/message-repository.js';
 import { statusMove, type TopicAction } from './rules.js';
 
 type Db = Kysely<Database>;
@@ -56,7 +55,7 @@ async function shiftReplies(trx: Db, id: number, delta: 1 | -1) {
     .updateTable('forum_messages')
     .set({ replies_count: sql<number>`greatest(replies_count + ${delta}, 0)` })
     .where('id', '=', id)
-    .returning(['id', 'parent_id', 'deleted_at', 'is_hidden'])
+    .returning(['id', 'parent_id', 'deleted_at', 'is_hidden', 'replies_count'])
     .executeTakeFirstOrThrow();
 }
 
@@ -86,7 +85,7 @@ export async function setMessageHidden(trx: Db, message: MessageState, hidden: b
     .where('id', '=', message.id)
     .where('is_hidden', '=', !hidden)
     .where('deleted_at', 'is', null)
-    .returning(['topic_id', 'parent_id'])
+    .returning(['topic_id', 'parent_id', 'replies_count'])
     .executeTakeFirst();
   if (!flipped) return hidden;
   await trx
@@ -94,15 +93,15 @@ export async function setMessageHidden(trx: Db, message: MessageState, hidden: b
     .set((eb) => ({ messages_count: eb('messages_count', hidden ? '-' : '+', 1) }))
     .where('id', '=', flipped.topic_id)
     .execute();
-  // With a visible descendant the message was, and stays, in the tree (as itself or a placeholder).
-  if (await hasShownReplies(trx, message.id)) return hidden;
+  // With shown replies the message was, and stays, in the tree (as itself or a placeholder).
+  if (flipped.replies_count > 0) return hidden;
   let parentId = flipped.parent_id;
   while (parentId !== null) {
     const parent = await shiftReplies(trx, parentId, hidden ? -1 : 1);
     if (parent.deleted_at === null && !parent.is_hidden) break;
-    // A deleted or hidden parent is in the tree only through a visible descendant: does it leave
-    // (hide) or arrive (show) with this message? Then its own parent changes too.
-    if (await hasShownReplies(trx, parent.id, message.id)) break;
+    // A deleted or hidden parent is in the tree only through its shown replies: it leaves with its
+    // last one (hide) or arrives with its first (show), and then its own parent changes too.
+    if (parent.replies_count !== (hidden ? 0 : 1)) break;
     parentId = parent.parent_id;
   }
   return hidden;

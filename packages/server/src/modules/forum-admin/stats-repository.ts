@@ -9,7 +9,7 @@ const cache = statsCache<ForumStats>('forum_topics', 'forum_messages', 'forum_re
 
 /**
  * Forum activity, hidden content included. Totals come from the counters the database keeps per
- * category (forum_category_counts, forum_report_counts: migration 0007), the 30-day figures from
+ * category (forum_category_counts, forum_report_counts: migration 0007; sums by key since 0016), the 30-day figures from
  * index ranges; the answer is reused while no counted forum column changes (statsCache).
  */
 export function forumStats(db: Kysely<Database>): Promise<ForumStats> {
@@ -44,10 +44,22 @@ async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
         sum('messages_deleted').as('messages_deleted'),
       ])
       .executeTakeFirstOrThrow(),
-    db.selectFrom('forum_report_counts').select(['status', 'reports']).execute(),
+    db
+      .selectFrom('forum_report_counts')
+      .select(['status', sum('reports').as('reports')])
+      .groupBy('status')
+      .execute(),
     db
       .selectFrom('categories as c')
-      .leftJoin('forum_category_counts as n', 'n.category_id', 'c.id')
+      .leftJoin(
+        (eb) =>
+          eb
+            .selectFrom('forum_category_counts')
+            .select(['category_id', sum('topics').as('topics'), sum('messages').as('messages')])
+            .groupBy('category_id')
+            .as('n'),
+        (join) => join.onRef('n.category_id', '=', 'c.id'),
+      )
       .select([
         'c.id',
         'c.name',
@@ -63,7 +75,7 @@ async function computeStats(db: Kysely<Database>): Promise<ForumStats> {
     recentActivityQuery().execute(db),
   ]);
   const byStatus = { PENDING: 0, RESOLVED: 0, DISMISSED: 0 };
-  for (const r of reports) byStatus[r.status] = r.reports;
+  for (const r of reports) byStatus[r.status] = Number(r.reports);
   const window = recent.rows[0];
   return {
     topics: {

@@ -3,6 +3,7 @@ import type { Database, ReportReason, ReportStatus, VoteKind } from '../../db/sc
 import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { containing } from '../../lib/text.js';
+import { liveCount } from '../../lib/counters.js';
 
 type Db = Kysely<Database>;
 
@@ -183,13 +184,9 @@ export type CategoryRow = NonNullable<Awaited<ReturnType<ReturnType<typeof forum
 const tagList = queryShape({ values: ['pattern', 'limit'] }, (db, p: { pattern: string | undefined; limit: number }) =>
   db
     .selectFrom('tags as tg')
-    .select([
-      'tg.id',
-      'tg.name',
-      'tg.color',
-      // Visible topics carrying the tag: a counter the database keeps (migration 0009).
-      'tg.visible_topics_count as usage_count',
-    ])
+    .select(['tg.id', 'tg.name', 'tg.color'])
+    // Visible topics carrying the tag: a counter the database keeps (migrations 0009 and 0016).
+    .select(liveCount('tags.visible_topics_count', 'tg').as('usage_count'))
     .where('tg.is_active', '=', true)
     .$if(p.pattern !== undefined, (q) => q.where('tg.name', 'ilike', p.pattern!))
     .orderBy('usage_count', 'desc')

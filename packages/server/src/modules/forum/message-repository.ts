@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Database, VoteKind } from '../../db/schema.js';
 import { messageNotFound } from './rules.js';
@@ -6,26 +6,26 @@ import { messageNotFound } from './rules.js';
 type Db = Kysely<Database>;
 
 /**
- * The messages of a topic that the user side shows, in thread order: every visible message (not
- * deleted, not hidden) plus every ancestor of one, which is shown as a placeholder when it is itself
- * deleted or hidden. `shown_replies` counts the shown direct replies. Hidden topics are excluded.
+ * A message is shown when it is visible (not deleted, not hidden) or has a shown reply, i.e. a
+ * visible descendant, in which case it is shown as a placeholder. `replies_count` counts a message's
+ * shown direct replies and is kept by every write that changes what is shown (posting, deleting,
+ * moderation; recounted by migration 0016), so this is a test on the row's own columns: a message is
+ * read in the same work whatever the size of its topic.
+ */
+export const isShown = sql<SqlBool>`((m.deleted_at is null and not m.is_hidden) or m.replies_count > 0)`;
+
+/**
+ * The messages of a topic that the user side shows, in thread order: every visible message plus
+ * every ancestor of one (isShown). `shown_replies` counts the shown direct replies. Hidden topics are excluded.
  */
 export function shownMessages(db: Db, topicId: number, userId: number) {
   return db
-    .withRecursive('shown(id, parent_id)', (qb) =>
-      qb
-        .selectFrom('forum_messages as v')
-        .select(['v.id', 'v.parent_id'])
-        .where('v.topic_id', '=', topicId)
-        .where('v.deleted_at', 'is', null)
-        .where('v.is_hidden', '=', false)
-        .union((eb) => eb.selectFrom('forum_messages as p').innerJoin('shown as s', 's.parent_id', 'p.id').select(['p.id', 'p.parent_id'])),
-    )
-    .selectFrom('shown as sh')
-    .innerJoin('forum_messages as m', 'm.id', 'sh.id')
+    .selectFrom('forum_messages as m')
     .innerJoin('forum_topics as t', 't.id', 'm.topic_id')
     .innerJoin('users as u', 'u.id', 'm.author_id')
     .leftJoin('actors as a', 'a.id', 'u.actor_id')
+    .where('m.topic_id', '=', topicId)
+    .where(isShown)
     .where('t.is_hidden', '=', false)
     .select([
       'm.id',
@@ -44,9 +44,9 @@ export function shownMessages(db: Db, topicId: number, userId: number) {
       sql<string>`coalesce(a.first_name, u.username)`.as('author_first_name'),
       sql<string>`coalesce(a.last_name, '')`.as('author_last_name'),
       'u.avatar_updated_at as author_avatar_at',
+      'm.replies_count as shown_replies',
     ])
     .select((eb) => [
-      eb.selectFrom('shown as r').whereRef('r.parent_id', '=', 'm.id').select(eb.fn.countAll<number>().as('n')).as('shown_replies'),
       eb
         .selectFrom('forum_votes as fv')
         .whereRef('fv.message_id', '=', 'm.id')
@@ -186,41 +186,13 @@ export async function insertMessage(trx: Db, message: NewMessage): Promise<numbe
 }
 
 /**
- * True when a descendant of the message is visible (not deleted, not hidden), `exceptId` left out:
- * a deleted or hidden message with such a descendant stays in the user-side tree as a placeholder.
- */
-export async function hasShownReplies(db: Db, id: number, exceptId?: number): Promise<boolean> {
-  const row = await db
-    .withRecursive('descendants(id, deleted_at, is_hidden)', (qb) =>
-      qb
-        .selectFrom('forum_messages as c')
-        .select(['c.id', 'c.deleted_at', 'c.is_hidden'])
-        .where('c.parent_id', '=', id)
-        .unionAll((eb) =>
-          eb
-            .selectFrom('forum_messages as c')
-            .innerJoin('descendants as d', 'd.id', 'c.parent_id')
-            .select(['c.id', 'c.deleted_at', 'c.is_hidden']),
-        ),
-    )
-    .selectFrom('descendants')
-    .select('id')
-    .where('deleted_at', 'is', null)
-    .where('is_hidden', '=', false)
-    .$if(exceptId !== undefined, (qb) => qb.where('id', '<>', exceptId!))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
- * Soft-deletes a message (call inside a transaction, the message locked). Without shown replies
- * it leaves the tree, so its parent loses a reply; a deleted or hidden parent left without shown
- * replies leaves the tree in turn, up the chain.
+ * Soft-deletes a message (call inside a transaction, the topic and the message locked). Without
+ * shown replies it leaves the tree, so its parent loses a reply; a deleted or hidden parent left
+ * without shown replies leaves the tree in turn, up the chain (only as far as something changes).
  */
 export async function softDeleteMessage(trx: Db, message: MessageState): Promise<void> {
   const now = new Date();
-  const keepsPlaceholder = await hasShownReplies(trx, message.id);
+  const keepsPlaceholder = message.replies_count > 0;
   await trx.updateTable('forum_messages').set({ deleted_at: now, updated_at: now }).where('id', '=', message.id).execute();
   await trx
     .updateTable('forum_topics')
@@ -236,7 +208,7 @@ export async function softDeleteMessage(trx: Db, message: MessageState): Promise
       .where('id', '=', parentId)
       .returning(['parent_id', 'replies_count', 'deleted_at', 'is_hidden'])
       .executeTakeFirstOrThrow();
-    const vanished = (parent.deleted_at !== null || parent.is_hidden) && !(await hasShownReplies(trx, parentId));
+    const vanished = (parent.deleted_at !== null || parent.is_hidden) && parent.replies_count === 0;
     parentId = vanished ? parent.parent_id : null;
   }
 }

@@ -3,24 +3,19 @@ import { contains } from '../../lib/text.js';
 import type { Database } from '../../db/schema.js';
 import type { Req, Result } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
+import { liveCount } from '../../lib/counters.js';
 
 type Db = Kysely<Database>;
 export type Role = Result<'getConfigRoleById'>;
 
 export function selectRoles(db: Db) {
-  return db.selectFrom('roles as r').select([
-    'r.id',
-    'r.code',
-    'r.name',
-    'r.description',
-    'r.access_level',
-    'r.is_system',
-    'r.is_active',
-    'r.created_at',
-    'r.updated_at',
-    // Kept by triggers on users (migration 0008).
-    'r.users_count',
-  ]);
+  return (
+    db
+      .selectFrom('roles as r')
+      .select(['r.id', 'r.code', 'r.name', 'r.description', 'r.access_level', 'r.is_system', 'r.is_active', 'r.created_at', 'r.updated_at'])
+      // Kept by triggers on users (migrations 0008 and 0016).
+      .select(liveCount('roles.users_count', 'r').as('users_count'))
+  );
 }
 type RoleRow = Awaited<ReturnType<ReturnType<typeof selectRoles>['executeTakeFirstOrThrow']>>;
 
@@ -68,6 +63,10 @@ export function listRoles(db: Db, q: Req<'listConfigRoles'>['query']) {
 
 /** Users holding the role: the counter the database keeps (migration 0008; exact under the row lock, see vehicleTypeUsage). */
 export async function holdersCount(db: Db, roleId: number): Promise<number> {
-  const row = await db.selectFrom('roles').select('users_count').where('id', '=', roleId).executeTakeFirst();
-  return Number(row?.users_count ?? 0);
+  const row = await db
+    .selectFrom('roles as r')
+    .select(liveCount('roles.users_count', 'r').as('n'))
+    .where('r.id', '=', roleId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -4,15 +4,16 @@ import type { Database, TagsTable } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
 import { containing } from '../../lib/text.js';
 import { iso } from '../../lib/time.js';
+import { liveCount } from '../../lib/counters.js';
 
 type Tag = components['schemas']['Tag'];
 type Db = Kysely<Database>;
 
 export const DEFAULT_COLOR = '#607D8B';
 
-/** Forum topics (a counter the database keeps, migration 0008) + announcements + tutorials carrying the tag. */
+/** Forum topics (a counter the database keeps, migrations 0008 and 0016) + announcements + tutorials carrying the tag. */
 const usageCount = sql<number>`(
-  g.topics_count
+  ${liveCount('tags.topics_count', 'g')}
   + (select count(*) from announcement_tags ant where ant.tag_id = g.id)
   + (select count(*) from tutorial_tags tt where tt.tag_id = g.id)
 )::int`;

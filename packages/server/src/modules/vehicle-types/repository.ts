@@ -5,24 +5,16 @@ import type { Database } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 import { containing } from '../../lib/text.js';
+import { liveCount } from '../../lib/counters.js';
 
 type Db = Kysely<Database>;
 
-/** Vehicle types with the number of transports using each (a counter the database keeps, migration 0008). */
+/** Vehicle types with the number of transports using each (a counter the database keeps, migrations 0008 and 0016). */
 export function vehicleTypeQuery(db: Db) {
   return db
     .selectFrom('vehicle_types as v')
-    .select([
-      'v.id',
-      'v.name',
-      'v.description',
-      'v.max_weight',
-      'v.category',
-      'v.is_active',
-      'v.created_at',
-      'v.updated_at',
-      'v.transports_count as usage_count',
-    ]);
+    .select(['v.id', 'v.name', 'v.description', 'v.max_weight', 'v.category', 'v.is_active', 'v.created_at', 'v.updated_at'])
+    .select(liveCount('vehicle_types.transports_count', 'v').as('usage_count'));
 }
 type VehicleTypeRow = NonNullable<Awaited<ReturnType<ReturnType<typeof vehicleTypeQuery>['executeTakeFirst']>>>;
 
@@ -74,10 +66,14 @@ export async function findVehicleType(db: Db, id: number) {
 /**
  * Transports using the type: the counter the database keeps (migration 0008). Read in the deleting
  * transaction after the row is locked, it is exact: a transport written with the type holds a key
- * share lock on it (its foreign key) and updates the counter, so it commits before the lock is
+ * share lock on it (its foreign key) and appends to the counter, so it commits before the lock is
  * granted or waits for the delete; the foreign key stays the final guard.
  */
 export async function vehicleTypeUsage(db: Db, id: number): Promise<number> {
-  const row = await db.selectFrom('vehicle_types').select('transports_count').where('id', '=', id).executeTakeFirst();
-  return Number(row?.transports_count ?? 0);
+  const row = await db
+    .selectFrom('vehicle_types as v')
+    .select(liveCount('vehicle_types.transports_count', 'v').as('n'))
+    .where('v.id', '=', id)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
