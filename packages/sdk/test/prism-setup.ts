@@ -35,7 +35,7 @@ export default async function setup(project: TestProject) {
   prism.stdout.on('data', (d) => (output += d));
   prism.stderr.on('data', (d) => (output += d));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 240_000;
   for (;;) {
     if (prism.exitCode !== null) throw new Error(`prism exited: ${output}`);
     try {
