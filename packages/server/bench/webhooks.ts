@@ -137,7 +137,9 @@ async function drain(expected: number, timeoutMs = 60_000) {
 }
 
 // ---------------------------------------------------------------- 1. steady load
-console.log(`steady: ${rate} ${direct ? 'events written directly' : 'transports created'}/s for ${seconds} s on ${database.target}, receiver ${receiverUrl}`);
+console.log(
+  `steady: ${rate} ${direct ? 'events written directly' : 'transports created'}/s for ${seconds} s on ${database.target}, receiver ${receiverUrl}`,
+);
 const total = rate * seconds;
 const started = Date.now();
 const writes: Promise<number>[] = [];
@@ -205,7 +207,7 @@ const lines = [
   '',
   direct
     ? 'Mode --direct: events written by the bench straight into the database (one transaction each), commit time taken by the bench after each commit; the worker polls every 200 ms.'
-    : 'Mode HTTP: events caused by POST /trade/transports (demo agent); commit time taken as the event\'s occurredAt (written inside the transaction: an upper bound).',
+    : "Mode HTTP: events caused by POST /trade/transports (demo agent); commit time taken as the event's occurredAt (written inside the transaction: an upper bound).",
   '',
   `Steady load: ${total} ${direct ? 'events written' : 'transports created'} at ${rate}/s (offered ${steadyResult.offeredPerSecond.toFixed(1)}/s), ${steadyResult.events} events delivered, ${failedWrites} writes failed.`,
   '',

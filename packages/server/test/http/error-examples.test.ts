@@ -24,13 +24,16 @@ const probes: Array<{ example: RegExp; request: (info: OperationInfo) => { url: 
   { example: /^params\/id must be integer$/, request: (info) => ({ url: filled(info.path, { id: 'abc' }) }) },
   // `params/code must match pattern …`.
   { example: /^params\/code must match pattern/, request: (info) => ({ url: filled(info.path, { code: 'abc' }) }) },
+  { example: /^params\/id must match pattern/, request: (info) => ({ url: filled(info.path, { id: 'abc' }) }) },
   // `The URL is malformed`: a broken percent-encoding at the end of the path.
   { example: /^The URL is malformed$/, request: (info) => ({ url: `${filled(info.path)}%E0%A4%A` }) },
 ];
 
 /** The path with every parameter filled with a well-formed value (or the given one). */
 function filled(path: string, values: Record<string, string> = {}): string {
-  return path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? (name === 'code' ? 'ZZZZZZZZZZZZ' : '1'));
+  // Events have string ids (`evt_` and 24 hexadecimal characters); every other id is an integer.
+  const id = path.startsWith('/admin/events/') ? 'evt_5f1c0a9e2b7d43e8a1c6f092' : '1';
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? (name === 'code' ? 'ZZZZZZZZZZZZ' : id));
 }
 
 const byRole: Record<string, DemoUser> = { admin: 'admin', supervisor: 'supervisor', team_manager: 'manager', agent: 'agent' };
