@@ -189,7 +189,7 @@ async function prepare() {
         select topic_id as id, id as main from m`.execute(db);
       const { id, main } = topic.rows[0]!;
       await sql`insert into forum_messages (topic_id, parent_id, author_id, content)
-        select ${id}, case when g % 3 = 0 then ${main} end, (select id from users where username = 'agent2'), 'Message ' || g from generate_series(2, ${size}) g`.execute(db);
+        select ${id}::int, case when g % 3 = 0 then ${main}::int end, (select id from users where username = 'agent2'), 'Message ' || g from generate_series(2, ${size}) g`.execute(db);
       await sql`update forum_messages set replies_count = (select count(*) from forum_messages r where r.parent_id = ${main}) where id = ${main}`.execute(db);
       await sql`update forum_topics set messages_count = ${size} where id = ${id}`.execute(db);
     }
@@ -373,6 +373,7 @@ async function main() {
   const small = topics.rows.find((r) => r.title === 'Bench small topic')!;
   const pairs = { large: [] as number[], small: [] as number[] };
   await postAndRead(full, small.id, small.main, 1000);
+  await postAndRead(full, large.id, large.main, 1000);
   for (let round = 0; round < rounds; round++) {
     for (const which of round % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const)) {
       const topic = which === 'large' ? large : small;
