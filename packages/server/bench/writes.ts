@@ -42,11 +42,13 @@ const POOL = 5000;
 
 /** The statistics triggers (migration 0016 and the forum ones of 0007 it kept): off on the copy. */
 const STATISTICS_TRIGGERS: Array<[string, string]> = [
-  ...['insert', 'update', 'delete'].flatMap((e): Array<[string, string]> => [
-    ['transports', `transport_statistics_${e}`],
-    ['complaints', `complaint_statistics_${e}`],
-    ['complaint_status_history', `resolution_statistics_${e}`],
-  ]),
+  ...['insert', 'update', 'delete'].flatMap(
+    (e): Array<[string, string]> => [
+      ['transports', `transport_statistics_${e}`],
+      ['complaints', `complaint_statistics_${e}`],
+      ['complaint_status_history', `resolution_statistics_${e}`],
+    ],
+  ),
   ['forum_topics', 'forum_topics_count'],
   ['forum_topics', 'forum_topics_uncount'],
   ['forum_topics', 'forum_topics_count_visible_tags'],
@@ -140,8 +142,12 @@ async function bulkInsert(n: number) {
       now() - (g % 730) * interval '1 day' - (g % 86400) * interval '1 second'
     from generate_series(1, ${n}) g`.execute(db);
   log(`insert … select of ${n.toLocaleString('en')} transports, statistics triggers on: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const appended = await sql<{ n: string }>`select (select count(*) from transport_user_counts_delta) + (select count(*) from transport_day_counts_delta)
-    + (select count(*) from user_day_counts_delta) + (select count(*) from user_month_counts_delta) + (select count(*) from counter_deltas) as n`.execute(db);
+  const appended = await sql<{
+    n: string;
+  }>`select (select count(*) from transport_user_counts_delta) + (select count(*) from transport_day_counts_delta)
+    + (select count(*) from user_day_counts_delta) + (select count(*) from user_month_counts_delta) + (select count(*) from counter_deltas) as n`.execute(
+    db,
+  );
   log(`rows appended to the statistics: ${Number(appended.rows[0]!.n).toLocaleString('en')}`);
   const t1 = performance.now();
   await sql`select fold_statistics()`.execute(db);
@@ -189,8 +195,12 @@ async function prepare() {
         select topic_id as id, id as main from m`.execute(db);
       const { id, main } = topic.rows[0]!;
       await sql`insert into forum_messages (topic_id, parent_id, author_id, content)
-        select ${id}, case when g % 3 = 0 then ${main} end, (select id from users where username = 'agent2'), 'Message ' || g from generate_series(2, ${size}) g`.execute(db);
-      await sql`update forum_messages set replies_count = (select count(*) from forum_messages r where r.parent_id = ${main}) where id = ${main}`.execute(db);
+        select ${id}::int, case when g % 3 = 0 then ${main}::int end, (select id from users where username = 'agent2'), 'Message ' || g from generate_series(2, ${size}) g`.execute(
+        db,
+      );
+      await sql`update forum_messages set replies_count = (select count(*) from forum_messages r where r.parent_id = ${main}) where id = ${main}`.execute(
+        db,
+      );
       await sql`update forum_topics set messages_count = ${size} where id = ${id}`.execute(db);
     }
     await sql`select fold_statistics()`.execute(db);
@@ -200,7 +210,8 @@ async function prepare() {
   await timed('copy without statistics', async () => {
     await freshDatabase(bareUrl, nameOf(url));
     const bare = open(bareUrl);
-    for (const [table, trigger] of STATISTICS_TRIGGERS) await sql`alter table ${sql.table(table)} disable trigger ${sql.id(trigger)}`.execute(bare);
+    for (const [table, trigger] of STATISTICS_TRIGGERS)
+      await sql`alter table ${sql.table(table)} disable trigger ${sql.id(trigger)}`.execute(bare);
     await bare.destroy();
   });
 }
@@ -284,7 +295,9 @@ async function runOn(server: Server, kind: Kind, clients: number) {
       if (kind !== 'complaint') return { token: w.token, topicId: w.topicId, transports: [] as number[] };
       const db = open(server.url);
       const free = await sql<{ id: number }>`select t.id from transports t where t.created_by = ${w.userId}
-        and not exists (select 1 from complaints c where c.transport_id = t.id) order by t.id limit ${Math.ceil(8000 / clients) + 50}`.execute(db);
+        and not exists (select 1 from complaints c where c.transport_id = t.id) order by t.id limit ${Math.ceil(8000 / clients) + 50}`.execute(
+        db,
+      );
       await db.destroy();
       return { token: w.token, topicId: w.topicId, transports: free.rows.map((r) => r.id) };
     }),
@@ -292,7 +305,14 @@ async function runOn(server: Server, kind: Kind, clients: number) {
   const db = open(server.url);
   const vehicle = await sql<{ id: number }>`select min(id) as id from vehicle_types where is_active`.execute(db);
   await db.destroy();
-  return load({ url: `${server.base}${PATHS[kind]}`, connections: clients, duration: seconds, users, kind, vehicleTypeId: vehicle.rows[0]!.id });
+  return load({
+    url: `${server.base}${PATHS[kind]}`,
+    connections: clients,
+    duration: seconds,
+    users,
+    kind,
+    vehicleTypeId: vehicle.rows[0]!.id,
+  });
 }
 
 const median = (values: number[]) => {
@@ -324,7 +344,15 @@ async function postAndRead(server: Server, topicId: number, parentId: number | n
 }
 
 async function main() {
-  const out: string[] = [`# Write throughput`, '', `Machine: ${machine()}. Load average at start: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(', ')}.`, ''];
+  const out: string[] = [
+    `# Write throughput`,
+    '',
+    `Machine: ${machine()}. Load average at start: ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')}.`,
+    '',
+  ];
   if (bulk) {
     out.push('## Bulk insert into a migrated database (PostgreSQL)', '', ...(await bulkInsert(bulk)).map((l) => `- ${l}`), '');
     mkdirSync(join(here, 'results'), { recursive: true });
@@ -342,7 +370,14 @@ async function main() {
   );
   for (const kind of ['transport', 'complaint', 'forum'] as Kind[]) {
     for (const clients of CLIENTS) {
-      const tally = { full: [] as number[], bare: [] as number[], fullP99: [] as number[], bareP99: [] as number[], ratios: [] as number[], bad: 0 };
+      const tally = {
+        full: [] as number[],
+        bare: [] as number[],
+        fullP99: [] as number[],
+        bareP99: [] as number[],
+        ratios: [] as number[],
+        bad: 0,
+      };
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? [full, bare] : [bare, full];
         const perSide = new Map<Server, LoadResult>();
@@ -362,17 +397,23 @@ async function main() {
     }
   }
   const db = open(url);
-  out.push('', `Recount after the run (statistics server; rows that disagree, before the last fold): ${JSON.stringify(await mismatches(db))}`);
+  out.push(
+    '',
+    `Recount after the run (statistics server; rows that disagree, before the last fold): ${JSON.stringify(await mismatches(db))}`,
+  );
   await sql`select fold_statistics()`.execute(db);
   out.push('', `After a fold: ${JSON.stringify(await mismatches(db))}`);
   const topics = await sql<{ title: string; id: number; main: number; n: number }>`select t.title, t.id, m.id as main,
       (select count(*) from forum_messages x where x.topic_id = t.id)::int as n
-    from forum_topics t join forum_messages m on m.topic_id = t.id and m.is_main_message where t.title in ('Bench large topic', 'Bench small topic')`.execute(db);
+    from forum_topics t join forum_messages m on m.topic_id = t.id and m.is_main_message where t.title in ('Bench large topic', 'Bench small topic')`.execute(
+    db,
+  );
   await db.destroy();
   const large = topics.rows.find((r) => r.title === 'Bench large topic')!;
   const small = topics.rows.find((r) => r.title === 'Bench small topic')!;
   const pairs = { large: [] as number[], small: [] as number[] };
   await postAndRead(full, small.id, small.main, 1000);
+  await postAndRead(full, large.id, large.main, 1000);
   for (let round = 0; round < rounds; round++) {
     for (const which of round % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const)) {
       const topic = which === 'large' ? large : small;
