@@ -12,6 +12,7 @@
  * bench/results/write-safety.md.
  */
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { autocannon, cpuMs, freePort, machine, start, stopAll, waitFor } from './harness.js';
 import { type Scenario, writeScenarios } from './scenarios.js';
@@ -114,7 +115,7 @@ try {
   const ratio = (a: Scenario, b: Scenario) => (median(samples.get(b.name)!) / median(samples.get(a.name)!)).toFixed(2);
   const table = [
     `Server CPU per request (µs), median of ${rounds} rounds of ${seconds} s, ${connections} connections; ${machine()};`,
-    `database: ${process.env.BENCH_PGLITE === '1' ? 'PGlite (memory)' : 'PostgreSQL'}.`,
+    `database: ${process.env.BENCH_PGLITE === '1' ? 'PGlite (memory)' : 'PostgreSQL'}; load average at the end ${loadavg()[0]!.toFixed(1)}.`,
     '',
     '| scenario | CPU µs/request (median) | rounds min-max | requests |',
     '|---|---|---|---|',
