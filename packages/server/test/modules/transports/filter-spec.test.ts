@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listOperations } from '../../../src/contract.js';
+import { listOperations, loadContract } from '../../../src/contract.js';
 import { FILTER_COLUMNS, FILTERS, type FilterSpecs, type ListParameters } from '../../../src/modules/transports/repository.js';
 
 /*
@@ -22,9 +22,15 @@ describe('the filter spec of the transport lists', () => {
       ['listTransports', 'listAdminTransports', 'exportTransportsReport'].includes(operation.operationId),
     );
     expect(operations).toHaveLength(3);
+    type Parameter = { name: string; in: string };
+    const shared = (loadContract().components as { parameters?: Record<string, Parameter> }).parameters ?? {};
+    const resolve = (p: Parameter | { $ref: string }) => ('$ref' in p ? shared[p.$ref.replace('#/components/parameters/', '')]! : p);
     const declared = new Set(
       operations.flatMap(({ operation }) =>
-        ((operation.parameters ?? []) as Array<{ name: string; in: string }>).filter((p) => p.in === 'query').map((p) => p.name),
+        ((operation.parameters ?? []) as Array<Parameter | { $ref: string }>)
+          .map(resolve)
+          .filter((p) => p.in === 'query')
+          .map((p) => p.name),
       ),
     );
     const handled = [...Object.keys(FILTERS), ...PAGING];
