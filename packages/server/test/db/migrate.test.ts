@@ -76,6 +76,7 @@ const TABLES = [
   'forum_topic_tags',
   'forum_topics',
   'forum_votes',
+  'login_throttles',
   'organizations',
   'roles',
   'sessions',
