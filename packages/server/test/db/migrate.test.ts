@@ -54,10 +54,12 @@ const TABLES = [
   'actor_counts_delta',
   'actor_counts_folded',
   'actors',
+  'admin_notifications',
   'announcement_likes',
   'announcement_reads',
   'announcement_tags',
   'announcements',
+  'api_keys',
   'categories',
   'certificates',
   'complaint_attachments',
@@ -74,6 +76,7 @@ const TABLES = [
   'content_views',
   'counter_deltas',
   'countries',
+  'events',
   'file_deletions',
   'forum_category_counts',
   'forum_category_counts_delta',
@@ -89,6 +92,7 @@ const TABLES = [
   'forum_topics',
   'forum_votes',
   'idempotency_keys',
+  'login_throttles',
   'organizations',
   'resource_locks',
   'roles',
@@ -117,6 +121,8 @@ const TABLES = [
   'user_month_counts_folded',
   'users',
   'vehicle_types',
+  'webhook_deliveries',
+  'webhook_subscriptions',
 ];
 
 async function domainTables(db: Kysely<Database>): Promise<string[]> {

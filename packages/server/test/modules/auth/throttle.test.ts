@@ -123,30 +123,31 @@ describe('per-account login throttling', () => {
 });
 
 describe('a bearer token does not lift the login limits', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ rateLimit: { anonymous: 4, user: 100, admin: 100, windowMs: 3600_000 } });
+  });
+  afterAll(async () => limited?.close());
+
   it('counts logins that carry a valid token against the client address quota, not the token user quota', async () => {
-    const limited = await createTestApp({ rateLimit: { anonymous: 4, user: 100, admin: 100, windowMs: 3600_000 } });
-    try {
-      const address = '192.0.2.44';
-      const first = await limited.call('login', { body: { username: 'admin', password: DEMO_PASSWORD }, remoteAddress: address });
-      expect(first.status).toBe(200);
-      const token = first.body.result.access_token;
-      const withToken = (username: string) =>
-        limited.call('login', { body: { username, password: 'wrong-password' }, token, remoteAddress: address });
-      const second = await withToken('agent');
-      expect(second.status).toBe(401);
-      expect(second.headers['x-ratelimit-limit']).toBe('4');
-      expect(second.headers['x-ratelimit-remaining']).toBe('2');
-      expect((await limited.call('validateToken', { body: { token }, token, remoteAddress: address })).body.result.isValid).toBe(true);
-      expect((await withToken('agent2')).status).toBe(401);
-      const refused = await withToken('supervisor');
-      expectError(refused, 429, 'RATE_LIMITED', { limit: 4 });
-      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-      // The token still works where it belongs, on the user's own quota.
-      const profile = await limited.call('getProfile', { token, remoteAddress: address });
-      expect(profile.status).toBe(200);
-      expect(profile.headers['x-ratelimit-limit']).toBe('100');
-    } finally {
-      await limited.close();
-    }
+    const address = '192.0.2.44';
+    const first = await limited.call('login', { body: { username: 'admin', password: DEMO_PASSWORD }, remoteAddress: address });
+    expect(first.status).toBe(200);
+    const token = first.body.result.access_token;
+    const withToken = (username: string) =>
+      limited.call('login', { body: { username, password: 'wrong-password' }, token, remoteAddress: address });
+    const second = await withToken('agent');
+    expect(second.status).toBe(401);
+    expect(second.headers['x-ratelimit-limit']).toBe('4');
+    expect(second.headers['x-ratelimit-remaining']).toBe('2');
+    expect((await limited.call('validateToken', { body: { token }, token, remoteAddress: address })).body.result.isValid).toBe(true);
+    expect((await withToken('agent2')).status).toBe(401);
+    const refused = await withToken('supervisor');
+    expectError(refused, 429, 'RATE_LIMITED', { limit: 4 });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // The token still works where it belongs, on the user's own quota.
+    const profile = await limited.call('getProfile', { token, remoteAddress: address });
+    expect(profile.status).toBe(200);
+    expect(profile.headers['x-ratelimit-limit']).toBe('100');
   });
 });
