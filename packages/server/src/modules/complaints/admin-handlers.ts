@@ -12,7 +12,6 @@ import { changeStatus } from './status-change.js';
 import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
 import {
   checkReferences,
-  COMPLAINT_WORKFLOW,
   complaintNotFound,
   DELETABLE_BY_ADMIN,
   notEditable,

@@ -20,7 +20,15 @@ import {
   listPage,
   statusOf,
 } from './repository.js';
-import { checkReferences, complaintNotFound, notEditable, ownedComplaints, readableBy, readableScope, workableComplaints } from './rules.js';
+import {
+  checkReferences,
+  complaintNotFound,
+  notEditable,
+  ownedComplaints,
+  readableBy,
+  readableScope,
+  workableComplaints,
+} from './rules.js';
 import { changeStatus } from './status-change.js';
 
 export const tradeHandlers: ModuleHandlers<
