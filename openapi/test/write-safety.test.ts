@@ -16,10 +16,13 @@ const refOf = (value: any): string | undefined => value?.$ref;
 const okResponse = (op: any) => deref(op.responses[Object.keys(op.responses).find((s) => s.startsWith('2'))!]);
 const rolesOf = (op: any): string[] => (op.security ?? bundled.security).flatMap((r: Record<string, string[]>) => r.bearerAuth ?? []);
 
+// An operation may opt out (`x-idempotency: false`, `x-conditional: false`) only by saying why in its description.
 const keyed = operations.filter(
-  ({ method, path, op }) => method === 'POST' && (op.security ?? bundled.security).length > 0 && !path.startsWith('/auth/'),
+  ({ method, path, op }) =>
+    method === 'POST' && (op.security ?? bundled.security).length > 0 && !path.startsWith('/auth/') && op['x-idempotency'] !== false,
 );
-const writes = operations.filter(({ method }) => ['PATCH', 'PUT', 'DELETE'].includes(method));
+const writes = operations.filter(({ method, op }) => ['PATCH', 'PUT', 'DELETE'].includes(method) && op['x-conditional'] !== false);
+const optedOut = operations.filter(({ op }) => op['x-idempotency'] === false || op['x-conditional'] === false);
 const resultOf = (op: any) => {
   const schema = deref(okResponse(op)?.content?.['application/json']?.schema);
   const parts = schema?.allOf ? schema.allOf.map((p: unknown) => deref(p)) : schema ? [schema] : [];
@@ -42,6 +45,15 @@ describe('Idempotency-Key', () => {
     expect(refOf(op.responses['422'])).toBe('#/components/responses/IdempotencyKeyReused');
     expect(op.responses['409']).toBeDefined();
     expect(okResponse(op).headers?.['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/IdempotentReplayed' });
+  });
+
+  it('is left out only by operations that say why', () => {
+    expect(optedOut.length).toBeGreaterThan(0);
+    for (const { op } of optedOut) {
+      if (op['x-idempotency'] === false) expect(op.description).toContain('takes no `Idempotency-Key`');
+      if (op['x-conditional'] === false) expect(op.description).toContain('takes no `If-Match`');
+      expect(headerParams(op)).not.toContain(op['x-idempotency'] === false ? 'Idempotency-Key' : 'If-Match');
+    }
   });
 
   it('is taken by no other operation', () => {

@@ -5340,6 +5340,8 @@ export interface paths {
          *     - 400: a field breaks its rule, or the URL is not allowed (its message names the rule).
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *
+         *     This operation takes no `Idempotency-Key`: its answer carries a secret shown once, and answers with credentials are never stored (as on `/auth/...`). Retrying after a lost answer creates another one; list them and delete the extra.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -5434,6 +5436,8 @@ export interface paths {
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
+         *
+         *     This operation takes no `Idempotency-Key`: its answer carries a secret shown once, and answers with credentials are never stored (as on `/auth/...`). Retrying after a lost answer creates another one; list them and delete the extra.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -5618,6 +5622,8 @@ export interface paths {
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation; `ROLE_NOT_ASSIGNABLE`: the role is above the caller's.
          *     - 404 `RESOURCE_NOT_FOUND`: no such role or organization.
+         *
+         *     This operation takes no `Idempotency-Key`: its answer carries a secret shown once, and answers with credentials are never stored (as on `/auth/...`). Retrying after a lost answer creates another one; list them and delete the extra.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -5653,6 +5659,8 @@ export interface paths {
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *     - 404 `RESOURCE_NOT_FOUND`: no such key.
+         *
+         *     Revocation takes no `If-Match`: a key has no representation of its own to compare (it appears only in the list), and revoking a revoked key changes nothing.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -11231,7 +11239,18 @@ export interface operations {
     updateComplaintStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -11284,6 +11303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -11526,7 +11546,15 @@ export interface operations {
                 /** @description Range end (inclusive), ISO 8601 date-time. */
                 endDate?: components["parameters"]["EndDate"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11535,6 +11563,7 @@ export interface operations {
             /** @description The caller's own report. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11543,6 +11572,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -21891,7 +21921,15 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -21903,6 +21941,7 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21911,6 +21950,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             /** @description The caller's role may not call this operation (`FORBIDDEN`). */
@@ -21939,7 +21979,18 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -21979,6 +22030,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21987,7 +22039,18 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
+                 *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
+                 *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
+                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
+                 *     "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -22039,6 +22102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -22211,7 +22275,15 @@ export interface operations {
     getEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The event's id (`evt_` and 24 hexadecimal characters). */
                 id: components["parameters"]["EventIdPath"];
@@ -22223,6 +22295,7 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22231,6 +22304,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             /** @description The id is not an event id. */
             400: {
                 headers: {
@@ -22267,7 +22341,19 @@ export interface operations {
     redeliverEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The event's id (`evt_` and 24 hexadecimal characters). */
                 id: components["parameters"]["EventIdPath"];
@@ -22283,6 +22369,7 @@ export interface operations {
             /** @description The deliveries queued. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22319,8 +22406,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
