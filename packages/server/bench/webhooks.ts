@@ -23,7 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connect } from '../src/db/connect.js';
-import { emitEvent } from '../src/modules/events/emit.js';
+import { emitEvent } from '../src/modules/events/emit-repository.js';
 import { freePort, throwawayDatabase } from './process.mjs';
 
 const { values: args } = parseArgs({

@@ -28,9 +28,9 @@ export async function takeSnapshot(db: Kysely<any>): Promise<void> {
     await sql`create schema ${sql.id(SCHEMA)}`.execute(trx);
     // The tables written since the last restore; the copied tables with the columns a row can be
     // inserted with (generated columns are computed again); the sequences' positions.
-    await sql.raw(`create table ${SCHEMA}._changed (name text primary key)`).execute(trx);
+    await sql.raw(`create table ${SCHEMA}.changed_tables (name text primary key)`).execute(trx);
     await sql
-      .raw(`create table ${SCHEMA}._tables as
+      .raw(`create table ${SCHEMA}.saved_tables as
         select t.table_name as name,
           string_agg(format('%I', c.column_name), ', ' order by c.ordinal_position) filter (where c.is_generated <> 'ALWAYS') as columns,
           bool_or(c.identity_generation = 'ALWAYS') as identity_always
@@ -40,13 +40,13 @@ export async function takeSnapshot(db: Kysely<any>): Promise<void> {
         group by t.table_name`)
       .execute(trx);
     await sql
-      .raw(`create table ${SCHEMA}._sequences as
+      .raw(`create table ${SCHEMA}.saved_sequences as
         select sequencename as name, last_value as value from pg_sequences where schemaname = 'public'`)
       .execute(trx);
     await sql
       .raw(`create function ${SCHEMA}.mark_changed() returns trigger language plpgsql as $$
         begin
-          insert into ${SCHEMA}._changed (name) values (tg_table_name) on conflict do nothing;
+          insert into ${SCHEMA}.changed_tables (name) values (tg_table_name) on conflict do nothing;
           return null;
         end $$`)
       .execute(trx);
@@ -58,7 +58,7 @@ export async function takeSnapshot(db: Kysely<any>): Promise<void> {
           n integer := 0;
         begin
           perform set_config('session_replication_role', 'replica', true);
-          for t in select tb.* from ${SCHEMA}._tables tb join ${SCHEMA}._changed ch on ch.name = tb.name loop
+          for t in select tb.* from ${SCHEMA}.saved_tables tb join ${SCHEMA}.changed_tables ch on ch.name = tb.name loop
             -- delete, not truncate: a table others reference cannot be truncated alone.
             execute format('delete from public.%I', t.name);
             execute format('insert into public.%I (%s) %s select %s from ${SCHEMA}.%I',
@@ -66,14 +66,14 @@ export async function takeSnapshot(db: Kysely<any>): Promise<void> {
             n := n + 1;
           end loop;
           -- Sequences move even in transactions that failed: every one goes back.
-          for s in select * from ${SCHEMA}._sequences loop
+          for s in select * from ${SCHEMA}.saved_sequences loop
             if s.value is null then
               perform setval(format('public.%I', s.name)::regclass, 1, false);
             else
               perform setval(format('public.%I', s.name)::regclass, s.value);
             end if;
           end loop;
-          delete from ${SCHEMA}._changed;
+          delete from ${SCHEMA}.changed_tables;
           return n;
         end $$`)
       .execute(trx);

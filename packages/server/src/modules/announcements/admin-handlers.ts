@@ -1,4 +1,4 @@
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
 import type { AnnouncementUpdate, Database } from '../../db/schema.js';

@@ -4,7 +4,7 @@ import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../plugins/security.js';
 import { TokenInvalid } from './tokens.js';
-import { clearLoginAttempts, recordLoginAttempt, throttleKey } from './throttle.js';
+import { clearLoginAttempts, recordLoginAttempt, throttleKey } from './throttle-repository.js';
 import {
   accessPayload,
   findAccountById,

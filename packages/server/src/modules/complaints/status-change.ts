@@ -3,7 +3,7 @@ import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { addHistory, moveStatus, queueResolutionNotice } from './change-repository.js';
-import { emitComplaintStatusChanged } from './events.js';
+import { emitComplaintStatusChanged } from './events-repository.js';
 import { complaintNotFound } from './rules.js';
 import { findState, statusOf } from './repository.js';
 import { COMPLAINT_WORKFLOW, workableComplaints } from './rules.js';

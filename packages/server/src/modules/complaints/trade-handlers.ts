@@ -6,7 +6,7 @@ import { ownedBy } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../plugins/security.js';
 import { activeTypes } from '../complaint-types/repository.js';
-import { emitComplaintCreated } from './events.js';
+import { emitComplaintCreated } from './events-repository.js';
 import { toChanges, toDetail, toHistoryEntry, toListItem } from './mappers.js';
 import { linkAttachments } from './attachment-repository.js';
 import { deleteComplaint, insertComplaint, updateComplaint } from './change-repository.js';

@@ -4,7 +4,7 @@ import { COUNT_CAP, pageMeta } from '../../lib/paging.js';
 import { requeue } from '../webhooks/repository.js';
 import { toDelivery } from '../webhooks/mappers.js';
 import { toEvent } from './mappers.js';
-import { eventList, findEvent, redeliveryTargets } from './repository.js';
+import { countEvents, eventList, findEvent, redeliveryTargets } from './repository.js';
 
 export type EventOps = 'listEvents' | 'getEvent' | 'redeliverEvent';
 
@@ -40,18 +40,7 @@ export const eventHandlers: ModuleHandlers<EventOps> = {
     const more = rows.length > limit;
     const data = rows.slice(0, limit);
     // Counted up to COUNT_CAP + 1 matches, on the whole filtered log (not from the cursor on).
-    const counted = await db
-      .selectFrom(
-        eventList(db, filters)
-          .clearSelect()
-          .clearOrderBy()
-          .select('id')
-          .limit(COUNT_CAP + 1)
-          .as('c'),
-      )
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    const total = Number(counted.n);
+    const total = await countEvents(db, filters, COUNT_CAP);
     const meta = pageMeta(total, page, limit, {
       exact: total <= COUNT_CAP,
       nextCursor: more ? encodeCursor(data[data.length - 1]!.id) : null,

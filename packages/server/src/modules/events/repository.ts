@@ -35,3 +35,19 @@ export async function redeliveryTargets(db: Db, type: EventType, subscriptionId?
   query = subscriptionId !== undefined ? query.where('id', '=', subscriptionId) : query.where(sql<SqlBool>`event_types ? ${type}`);
   return (await query.orderBy('id').execute()).map((r) => r.id);
 }
+
+/** The events matching `filters`, counted up to `cap` + 1 (a page's total beyond which it is not exact). */
+export async function countEvents(db: Db, filters: EventFilters, cap: number): Promise<number> {
+  const counted = await db
+    .selectFrom(
+      eventList(db, filters)
+        .clearSelect()
+        .clearOrderBy()
+        .select('id')
+        .limit(cap + 1)
+        .as('c'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(counted.n);
+}

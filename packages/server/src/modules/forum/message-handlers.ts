@@ -8,7 +8,7 @@ import { iso } from '../../lib/time.js';
 import { hasGlobalView } from '../../lib/scope.js';
 import { caller } from '../../plugins/security.js';
 import { castVote, currentVote, existingReportId, insertReport, removeVote } from './interaction-repository.js';
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import { toMessage } from './mappers.js';
 import {
   findShownMessage,

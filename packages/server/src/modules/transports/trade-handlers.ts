@@ -5,7 +5,7 @@ import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../plugins/security.js';
 import { screenUploads } from '../../plugins/uploads.js';
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
 import { activeVehicleTypes, complaintCount, currentStatus, findVisible, findVisibleDocument, listPage } from './repository.js';
 import { checkDateRange, hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';

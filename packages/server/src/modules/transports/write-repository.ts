@@ -7,7 +7,7 @@ import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { findCustomerInScope } from '../../lib/customer-scope.js';
 import { ownedBy } from '../../lib/scope.js';
 import type { AuthContext } from '../../plugins/security.js';
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import { toTransport } from './mappers.js';
 import { type Db, loadTransport } from './repository.js';
 import { customerNotFound, missingCustomerInfo, vehicleTypeNotFound } from './rules.js';

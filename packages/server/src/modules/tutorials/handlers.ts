@@ -1,4 +1,4 @@
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';

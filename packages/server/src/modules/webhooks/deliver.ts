@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import { iso } from '../../lib/time.js';
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import { toSubscription } from './mappers.js';
 import {
   type ClaimedDelivery,

@@ -1,7 +1,7 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../../src/config.js';
-import { emitEvent } from '../../../src/modules/events/emit.js';
+import { emitEvent } from '../../../src/modules/events/emit-repository.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { expectError, expectRoleRefused } from '../../support/expect.js';
 import { loadRefs, type Refs, transportBody } from '../transports/fixtures.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { testConfig } from '../../../src/config.js';
 import { connect } from '../../../src/db/connect.js';
-import { emitEvent } from '../../../src/modules/events/emit.js';
+import { emitEvent } from '../../../src/modules/events/emit-repository.js';
 import { checkTarget, isReservedAddress } from '../../../src/modules/webhooks/targets.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
 import { withDatabase } from '../../support/global-setup.js';

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type SqlBool } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
-import { emitEvent } from '../events/emit.js';
+import { emitEvent } from '../events/emit-repository.js';
 import { toDetail } from './mappers.js';
 import { attachmentsOf, findComplaint } from './repository.js';
 
