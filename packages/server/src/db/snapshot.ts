@@ -77,7 +77,7 @@ export async function takeSnapshot(db: Kysely<any>): Promise<void> {
           return n;
         end $$`)
       .execute(trx);
-    const { rows } = await sql<{ name: string }>`select name from ${sql.id(SCHEMA, '_tables')}`.execute(trx);
+    const { rows } = await sql<{ name: string }>`select name from ${sql.id(SCHEMA, 'saved_tables')}`.execute(trx);
     for (const { name } of rows) {
       await sql`create table ${sql.id(SCHEMA, name)} as table ${sql.id('public', name)}`.execute(trx);
       await sql`create trigger sandbox_snapshot_changed after insert or update or delete or truncate on ${sql.id('public', name)}
