@@ -213,4 +213,5 @@ for (const kind of ['curl', 'sdk']) {
   const all = results.filter((r) => r.kind === kind);
   if (all.length) console.log(`${kind}: ${all.length - all.filter((r) => !r.ok).length} of ${all.length} samples answered 2xx`);
 }
-process.exitCode = failed.length ? 1 : 0;
+// Exit explicitly: the sandbox child keeps the event loop alive, and the exit handler stops it.
+process.exit(failed.length ? 1 : 0);

@@ -58,4 +58,5 @@ console.log('\njourney                                   result  steps        ti
 for (const r of results)
   console.log(`${r.file.padEnd(41)} ${(r.ok ? 'ok' : 'FAIL').padEnd(7)} ${r.steps.padEnd(12)} ${(r.ms / 1000).toFixed(1)} s`);
 console.log(`reports (respect JSON): ${reports}`);
-process.exitCode = results.every((r) => r.ok) ? 0 : 1;
+// Exit explicitly: the sandbox child keeps the event loop alive, and the exit handler stops it.
+process.exit(results.every((r) => r.ok) ? 0 : 1);
