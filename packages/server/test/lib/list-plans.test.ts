@@ -9,7 +9,7 @@ import { listBase as complaintBase } from '../../src/modules/complaints/reposito
 import { recentActivityQuery } from '../../src/modules/forum-admin/stats-repository.js';
 import { topicBase } from '../../src/modules/forum/topic-list-repository.js';
 import { listBase as transportBase } from '../../src/modules/transports/repository.js';
-import type { AuthContext } from '../../src/plugins/security.js';
+import type { AuthContext } from '../../src/lib/identity.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 /*

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNT_CAP, countCapped, fetchPage, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
 import { shownMessagesOf } from '../../src/modules/forum/message-repository.js';
 import { FILTER_COLUMNS, listBase as transportBase } from '../../src/modules/transports/repository.js';
-import type { AuthContext } from '../../src/plugins/security.js';
+import type { AuthContext } from '../../src/lib/identity.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
