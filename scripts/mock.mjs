@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm mock [--port 4010] [--host 127.0.0.1] [other Prism options]`: the Prism mock of the bundled
 // contract. For contract-only work: it answers the contract's examples and validates requests, but
-// keeps no state (see the README's "Mock" paragraph for its limits; `pnpm sandbox` is the stateful one).
+// keeps no state (see openapi/README.md, "The mock", for its limits; `pnpm sandbox` is the stateful one).
 //
 // It survives `pnpm gen`: Prism serves a private copy of the last good bundle on an internal port,
 // behind a small proxy on the public one. When packages/contract/dist/openapi.json changes (gen

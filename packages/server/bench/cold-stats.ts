@@ -12,7 +12,7 @@ import { complaintStats } from '../src/modules/complaints/stats-repository.js';
 import { forumStats } from '../src/modules/forum-admin/stats-repository.js';
 import { reportStatistics } from '../src/modules/reports/statistics-repository.js';
 import { transportStats } from '../src/modules/transports/stats-repository.js';
-import type { AuthContext } from '../src/plugins/security.js';
+import type { AuthContext } from '../src/lib/identity.js';
 import { benchDatabaseUrl } from './target.js';
 
 const runs = Number(process.argv[2] ?? 5);

@@ -92,6 +92,33 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('bus', bus);
   app.addHook('onClose', async () => bus.close());
 
+  /*
+   * The request path, in the order a request meets it (registration order below differs: plugins
+   * that rewrite routes do it in `onRoute` as glue adds each route at the end):
+   *  1. request id      Fastify: `X-Request-Id` taken or a UUID made (`genReqId` above); timeouts.
+   *  2. draining        shutdown.ts: while closing, 503 + Retry-After + Connection: close.
+   *  3. headers         headers.ts: security headers (helmet's, computed once) and x-request-id.
+   *  4. CORS            @fastify/cors (cors.ts): preflights answered here; allowed origins echoed.
+   *  5. identity        security.ts: bearer token or X-API-Key -> `req.auth` (lib/identity.ts);
+   *                     public operations skip it.
+   *  6. rate limit      rate-limit.ts, applied by security.ts: per user or per address (not probes).
+   *  7. roles           security.ts: the operation's security requirement from the contract, 401/403.
+   *  8. body gate       validation.ts: 415 for a media type the operation does not declare;
+   *                     uploads.ts: multipart request capped while it streams.
+   *  9. body parse      JSON: `bodyLimit` (413), shape bounded (http/json-structure.ts), then
+   *                     secure-json-parse; multipart parts read (uploads.ts); required body -> 400.
+   * 10. validation      validation.ts: params, query, headers and body against the contract (ajv).
+   * 11. write safety    write-safety.ts (preHandler): Idempotency-Key claimed or replayed; If-Match
+   *                     checked and the resource locked.
+   * 12. handler         glue -> http/bind.ts -> modules/<name>/handlers.ts (typed by the contract).
+   * 13. serialization   bind.ts + serialization.ts: the success envelope, serialized from the
+   *                     contract's response schema; ETag/304 and stored idempotent answers.
+   * 14. on send         compression (br/gzip over 1 KiB), /docs CSP and token no-store (headers.ts),
+   *                     Deprecation/Sunset (deprecation.ts), upload spool freed, unused key freed.
+   * 15. after           lock released, conditional GET counted unless 304, file sweep after a
+   *                     write, webhook worker woken after a write.
+   * Errors at any step: errors.ts turns them into the contract's envelope (404 for no route).
+   */
   // The error handler must be in place before glue registers the routes.
   await app.register(errors);
   await app.register(shutdown);

@@ -1,10 +1,9 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { connect } from './db/connect.js';
+import { connect, databaseTarget } from './db/connect.js';
 import { DataDirLocked } from './db/lock.js';
 import { prepareDatabase } from './db/prepare.js';
-import { databaseTarget } from './plugins/database.js';
 
 /** A mistake of the operator (configuration, a locked database): one line, no stack trace. */
 function exitOn(error: unknown): never {

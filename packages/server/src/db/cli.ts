@@ -1,7 +1,6 @@
 import { type Config, ConfigError, loadConfig } from '../config.js';
-import { databaseTarget } from '../plugins/database.js';
 import { checkedAdmin, createAdmin } from './admin.js';
-import { connect, DEFAULT_TIMEOUTS } from './connect.js';
+import { connect, DEFAULT_TIMEOUTS, databaseTarget } from './connect.js';
 import { DataDirLocked } from './lock.js';
 import { migrateToLatest } from './migrate.js';
 import { seedDemoData } from './seed.js';

@@ -6,6 +6,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import type { Config } from '../config.js';
 import { lockDataDir } from './lock.js';
 import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
@@ -25,6 +26,13 @@ export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, statementMs
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; poolSize: number; timeouts?: DatabaseTimeouts }
   | { kind: 'pglite'; dataDir: string /** Start from a dumped data directory (a template). */; loadDataDir?: Blob };
+
+/** The database the configuration names. */
+export function databaseTarget(config: Config): DatabaseTarget {
+  return config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize, timeouts: config.databaseTimeouts }
+    : { kind: 'pglite', dataDir: config.pgliteDataDir };
+}
 
 // pg returns int8 (count(*), sums of integers) and numeric as strings; the API speaks numbers.
 // Values stay far below 2^53 in this domain (counters, money with two decimals).

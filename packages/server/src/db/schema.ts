@@ -1,5 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type { AccessLevel } from '../lib/identity.js';
 
 /*
  * Kysely view of the tables created by migrations/0001_initial.ts (snake_case, as in the database).
@@ -29,7 +30,6 @@ export type Bytes = Uint8Array;
  * CHECK list of the migrated database holds exactly these values.
  */
 type Schemas = components['schemas'];
-export type AccessLevel = Schemas['RoleAccessLevel'];
 export type OrganizationType = Schemas['OrganizationType'];
 export type ActorRole = Schemas['ActorRole'];
 export type CategoryScope = Schemas['CategoryScope'];

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { AuthContext } from '../plugins/security.js';
+import type { AuthContext } from './identity.js';
 import { hasGlobalView, ownedBy } from './scope.js';
 
 /**

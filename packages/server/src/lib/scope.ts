@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import type { AuthContext } from '../plugins/security.js';
+import type { AuthContext } from './identity.js';
 import type { PerOwner, Runs } from './paging.js';
 
 /** Access levels that see every record. */

@@ -1,20 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.js';
-import { connect, type DatabaseTarget } from '../db/connect.js';
+import { connect, databaseTarget } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     db: Kysely<Database>;
   }
-}
-
-export function databaseTarget(config: Config): DatabaseTarget {
-  return config.databaseUrl
-    ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize, timeouts: config.databaseTimeouts }
-    : { kind: 'pglite', dataDir: config.pgliteDataDir };
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler, onSendHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import helmet, { type HelmetOptions } from 'helmet';
+import type { HelmetOptions } from 'helmet';
 import { hookList } from '../http/route-hooks.js';
+import { helmetHeaders } from '../patches/helmet-headers.js';
 
 /** The API answers JSON and files only: nothing may be loaded, framed or run from its answers. */
 const API_POLICY = { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] };
@@ -38,7 +38,7 @@ const TRANSPORT: Readonly<HelmetOptions> = {
  * Explorer's download and XSS-filter switches, Flash and Acrobat policy files) go on the one
  * document the API serves, the documentation page.
  */
-const API_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, {
+export const API_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, {
   contentSecurityPolicy: { useDefaults: false, directives: API_POLICY },
   crossOriginOpenerPolicy: false,
   originAgentCluster: false,
@@ -49,28 +49,12 @@ const API_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, {
 });
 
 /** The documentation page: helmet's document headers, with a CSP that lets the page run. */
-const DOCS_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, { contentSecurityPolicy: false });
+export const DOCS_HELMET: Readonly<HelmetOptions> = Object.assign({}, TRANSPORT, { contentSecurityPolicy: false });
 
 /**
- * The headers helmet sets for `options`, computed once: they depend on nothing in the request,
- * and building helmet's middleware anew for every request (as @fastify/helmet does) cost more
- * CPU than a small API answer.
+ * The security headers of every answer, computed once (src/patches/helmet-headers.ts): they depend
+ * on nothing in the request, and running helmet's middleware on every answer costs more CPU.
  */
-export function helmetHeaders(options: Readonly<HelmetOptions>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const recorder = {
-    setHeader(name: string, value: string | number | readonly string[]) {
-      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-    },
-    removeHeader(name: string) {
-      delete headers[name.toLowerCase()];
-    },
-  };
-  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => {});
-  return headers;
-}
-
-/** The security headers of every answer. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = helmetHeaders(API_HELMET);
 
 /** What the documentation page adds to them (or replaces). */

@@ -2,57 +2,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import fp from 'fastify-plugin';
 import { listOperations, loadContract, type OperationObject } from '../contract.js';
 import { AppError, ListError } from '../http/errors.js';
-import { TokenInvalid, type AccessClaims, type AccessLevel } from '../modules/auth/tokens.js';
+import { toAuthContext } from '../lib/identity.js';
+import { TokenInvalid } from '../modules/auth/tokens.js';
 import { UNLIMITED } from './rate-limit.js';
 import { hookList } from '../http/route-hooks.js';
 import { conditionalLimiter, policies } from './write-safety.js';
 
-/** Who is calling: the verified access token of an active session. */
-export interface AuthContext {
-  userId: number;
-  username: string;
-  email: string;
-  roleId: number;
-  accessLevel: AccessLevel;
-  countryId: number | null;
-  organizationId: number | null;
-  actorId: number | null;
-  sessionId: number;
-  tokenId: string;
-  expiresAt: Date;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller, when a valid bearer token came with the request. */
-    auth: AuthContext | null;
     /** Why the bearer token that came with the request was refused. */
     authError: ListError | null;
     /** The caller came with an `X-API-Key` (its service account), not a bearer token. */
     viaApiKey: boolean;
   }
-}
-
-export function toAuthContext(claims: AccessClaims): AuthContext {
-  return {
-    userId: claims.sub,
-    username: claims.username,
-    email: claims.email,
-    roleId: claims.role_id,
-    accessLevel: claims.access_level,
-    countryId: claims.country_id,
-    organizationId: claims.org_id,
-    actorId: claims.actor?.id ?? null,
-    sessionId: claims.sid,
-    tokenId: claims.jti,
-    expiresAt: new Date(claims.exp * 1000),
-  };
-}
-
-/** The caller of a protected operation (its security handler has run). */
-export function caller(req: FastifyRequest): AuthContext {
-  if (!req.auth) throw new ListError(401, 'Authentication required', ['Missing bearer token']);
-  return req.auth;
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;

@@ -2,15 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAdmin } from '../../src/db/admin.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const usersNamed = (username: string) => t.db.selectFrom('users').select(['id', 'role_id']).where('username', '=', username).execute();
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FILTER_COLUMNS } from '../../src/modules/transports/repository.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 
 /*
  * A team manager's text-filtered transport page walks each member's rows on
@@ -9,11 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
  * the walk is an index-only scan while the index holds them all (migration 0013). A filter on a
  * new column must be added to both, or the walk reads the table again for every row.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const indexColumns = sql<{ name: string; key: boolean }>`
   select a.attname as name, k.ord <= i.indnkeyatts as key

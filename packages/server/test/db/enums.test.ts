@@ -1,14 +1,10 @@
 import type { ViewedResource } from '../../src/db/schema.js';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enumValues, loadContract } from '../../src/contract.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 type Node = Record<string, unknown>;
 /** The enum of a property of a contract schema, following `properties` (and nullable/composed wrappers). */

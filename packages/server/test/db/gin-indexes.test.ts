@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
 
 /*
  * Text search reads GIN indexes. New rows wait in a pending list that every search reads in full
@@ -9,11 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
  * index keeps its list under 64 kB, 8 pages (migration 0012).
  */
 const MAX_PENDING_PAGES = 8;
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const ROLLBACK = new Error('rollback');
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoUser, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type DemoUser, useTestApp } from '../support/app.js';
 import { deref, operations, type OperationInfo, responseExamples } from '../support/contract.js';
 import { superAdminToken } from '../modules/users/support.js';
 
@@ -126,12 +126,10 @@ const bodyCases = operations
       .map(([value, list]) => [`${info.operationId}: ${list.join('; ')}`, info, value, bodyFor(valid, list)] as const);
   });
 
-let t: TestApp;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   superAdmin = await superAdminToken(t);
 });
-afterAll(async () => t?.close());
 
 describe('400 examples of operations without a body', () => {
   it('covers every such operation that declares a 400, with a probe for each example', () => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../../src/contract.js';
-import { createTestApp, DEMO_PASSWORD, type CallOptions, type DemoUser, type TestApp } from '../support/app.js';
+import { DEMO_PASSWORD, type CallOptions, type DemoUser, type TestApp, useTestApp } from '../support/app.js';
 import { deref, operations, type OperationInfo } from '../support/contract.js';
 
 /**
@@ -205,7 +205,7 @@ function namesTheField(errors: unknown): boolean {
   return false;
 }
 
-let t: TestApp;
+const t = useTestApp();
 const tokens = new Map<string, string>();
 const login = async (username: string) => {
   const res = await t.call('login', { body: { username, password: username === 'fuzz.super' ? 'Fuzz#Super2026' : DEMO_PASSWORD } });
@@ -214,7 +214,6 @@ const login = async (username: string) => {
 };
 
 beforeAll(async () => {
-  t = await createTestApp();
   // No demo account has the super_admin level: one is made for the operations that require it.
   const created = await t.call('createUser', {
     token: await t.token('admin'),
@@ -232,7 +231,6 @@ beforeAll(async () => {
   await t.db.updateTable('users').set({ role_id: superRole.id }).where('id', '=', created.body.result.id).execute();
   for (const user of ['fuzz.super', 'admin', 'supervisor', 'manager', 'agent']) await login(user);
 });
-afterAll(async () => t?.close());
 
 const callerOf = (op: OperationInfo): string | null => {
   const security = (op.operation as Schema).security as Array<Record<string, string[]>> | undefined;

@@ -1,16 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { JSON_LIMITS, jsonStructureBreach } from '../../src/http/json-structure.js';
-import { createTestApp, DEMO_PASSWORD, errorMessages, type TestApp } from '../support/app.js';
+import { DEMO_PASSWORD, errorMessages, useTestApp } from '../support/app.js';
 import { expectInvalid } from '../support/expect.js';
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 beforeAll(async () => {
-  t = await createTestApp();
   agent = await t.token('agent');
 });
-afterAll(async () => t?.close());
 
 const json = { 'content-type': 'application/json' };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

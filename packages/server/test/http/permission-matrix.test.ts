@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OperationId } from '../../src/http/handlers.js';
-import { createTestApp, DEMO_PASSWORD, type DemoUser, type TestApp } from '../support/app.js';
+import { DEMO_PASSWORD, type DemoUser, useTestApp } from '../support/app.js';
 import { operations, type OperationInfo } from '../support/contract.js';
 import { expectUnauthenticated } from '../support/expect.js';
 
@@ -20,11 +20,7 @@ const roleOf: Record<DemoUser, string> = {
 };
 const users: DemoUser[] = ['agent', 'manager', 'supervisor', 'admin'];
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const allowedRoles = (info: OperationInfo) => (info.operation.security?.[0]?.bearerAuth ?? null) as string[] | null;
 

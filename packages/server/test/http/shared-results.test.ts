@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shareResult, sharedBody } from '../../src/http/shared-results.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 import { createTransport, loadRefs, type Refs } from '../modules/transports/fixtures.js';
 
 describe('sharedBody', () => {
@@ -31,13 +31,11 @@ describe('sharedBody', () => {
 });
 
 describe('a cached statistics answer through HTTP', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let refs: Refs;
   beforeAll(async () => {
-    t = await createTestApp();
     refs = await loadRefs(t);
   });
-  afterAll(async () => t?.close());
 
   it('answers the same bytes while cached, as JSON the contract accepts, and a new answer after a write', async () => {
     const token = await t.token('supervisor');

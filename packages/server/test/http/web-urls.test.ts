@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
 import { expectInvalid } from '../support/expect.js';
 import { categoryId as announcementCategory } from '../modules/announcements/helpers.js';
 import { createTutorial, tutorialBody } from '../modules/tutorials/support.js';
@@ -20,13 +20,11 @@ const HOSTILE = [
 const RULE = 'must match pattern "^https://[^/?#\\s]"';
 const attachment = (url: string) => ({ filename: 'note.pdf', type: 'application/pdf', size: 1200, url });
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
 });
-afterAll(async () => t?.close());
 
 const countOf = async (table: 'announcements' | 'tutorials') =>
   Number(

@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { cappedCount, keysetIdsQuery, type SortKey } from '../../src/lib/paging.js';
 import { ownedBy, ownedOrAssignedRuns, ownership, teamOwners } from '../../src/lib/scope.js';
@@ -9,8 +9,8 @@ import { listBase as complaintBase } from '../../src/modules/complaints/reposito
 import { recentActivityQuery } from '../../src/modules/forum-admin/stats-repository.js';
 import { topicBase } from '../../src/modules/forum/topic-list-repository.js';
 import { listBase as transportBase } from '../../src/modules/transports/repository.js';
-import type { AuthContext } from '../../src/plugins/security.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { AuthContext } from '../../src/lib/identity.js';
+import { useTestApp } from '../support/app.js';
 
 /*
  * The plans of the main list queries on a generated dataset of moderate size, with sequential
@@ -21,11 +21,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 const LARGE = ['transports', 'complaints', 'forum_topics', 'forum_messages', 'actors'];
 const ROLLBACK = new Error('rollback');
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 async function auth(db: Kysely<Database>, username: string): Promise<AuthContext> {
   const u = await db

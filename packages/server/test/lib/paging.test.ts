@@ -1,16 +1,12 @@
 import { type CompiledQuery, type SqlBool, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COUNT_CAP, countCapped, fetchPage, keysetIdsQuery, type PerOwner, type SortKey } from '../../src/lib/paging.js';
 import { shownMessagesOf } from '../../src/modules/forum/message-repository.js';
 import { FILTER_COLUMNS, listBase as transportBase } from '../../src/modules/transports/repository.js';
-import type { AuthContext } from '../../src/plugins/security.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { AuthContext } from '../../src/lib/identity.js';
+import { useTestApp } from '../support/app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const ids = (body: { result: { data: { id: number }[] } }) => body.result.data.map((d) => d.id);
 

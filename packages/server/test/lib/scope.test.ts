@@ -1,7 +1,7 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ownedBy, scopeKey, withinTeam } from '../../src/lib/scope.js';
-import type { AuthContext } from '../../src/plugins/security.js';
+import type { AuthContext } from '../../src/lib/identity.js';
 
 // Compiles only: no database behind it.
 const db = new Kysely<unknown>({

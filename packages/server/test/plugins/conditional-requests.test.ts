@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, useTestApp } from '../support/app.js';
 import { expectError } from '../support/expect.js';
 import { createTransport, loadRefs, type Refs } from '../modules/transports/fixtures.js';
 
@@ -7,13 +7,11 @@ import { createTransport, loadRefs, type Refs } from '../modules/transports/fixt
 
 const ETAG = /^"[A-Za-z0-9_-]{22}"$/;
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const loadingPoint = async (id: number) =>
   (await t.db.selectFrom('transports').select('loading_point').where('id', '=', id).executeTakeFirstOrThrow()).loading_point;

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
 
 const APP_ORIGIN = 'https://app.transport-ops.example';
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ corsOrigins: [APP_ORIGIN] });
-});
-afterAll(async () => t.close());
+const t = useTestApp({ corsOrigins: [APP_ORIGIN] });
 
 const preflight = (url: string, origin: string, method = 'POST') =>
   t.app.inject({

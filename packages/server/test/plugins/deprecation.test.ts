@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listOperations } from '../../src/contract.js';
 import deprecation, { deprecationHeaders } from '../../src/plugins/deprecation.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 
 /** A server with one deprecated and one current operation, routed by operationId as glue routes them. */
 async function serverWith(operations: Parameters<typeof deprecationHeaders>[0][]) {
@@ -55,11 +55,7 @@ describe('deprecated operations', () => {
 });
 
 describe('the API', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp();
 
   it('sends no deprecation header on an operation in service, and lets browsers read them', async () => {
     const current = listOperations().find((o) => o.operation.operationId === 'getHealth')!;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/app.js';
 import { expectError, expectInvalid } from '../support/expect.js';
 import { createTransport, loadRefs, type Refs, transportBody } from '../modules/transports/fixtures.js';
 
@@ -10,13 +10,11 @@ import { createTransport, loadRefs, type Refs, transportBody } from '../modules/
  * `Idempotency-Key` is run once per caller and key; its success is replayed for 24 hours.
  */
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const transportCount = async () => Number((await sql<{ n: number }>`select count(*)::int as n from transports`.execute(t.db)).rows[0]!.n);
 const keyRow = (key: string) => t.db.selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirst();

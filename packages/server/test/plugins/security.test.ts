@@ -1,16 +1,14 @@
 import { createSigner } from 'fast-jwt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, DEMO_PASSWORD, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, DEMO_PASSWORD, useTestApp } from '../support/app.js';
 import { expectInvalid, expectUnauthenticated } from '../support/expect.js';
 
-let t: TestApp;
+const t = useTestApp();
 let login: { access_token: string; refresh_token: string; user: { id: number } };
 
 beforeAll(async () => {
-  t = await createTestApp();
   login = (await t.call('login', { body: { username: 'agent', password: DEMO_PASSWORD } })).body.result;
 });
-afterAll(async () => t?.close());
 
 /** A token like the server's, signed with `overrides` applied (secret, algorithm, claims). */
 function forge(

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, createTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD, useTestApp } from '../support/app.js';
 import { responseValidator } from '../support/contract.js';
 
 /*
@@ -10,14 +10,12 @@ import { responseValidator } from '../support/contract.js';
  * envelope, Retry-After and `Connection: close`, not Fastify's own body.
  */
 
-let t: TestApp;
+const t = useTestApp({ shutdownGraceMs: 5000 });
 let port: number;
 beforeAll(async () => {
-  t = await createTestApp({ shutdownGraceMs: 5000 });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as AddressInfo).port;
 });
-afterAll(async () => t?.close());
 
 interface RawResponse {
   status: number;

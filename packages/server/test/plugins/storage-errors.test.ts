@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FileStore } from '../../src/lib/file-store.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 import { multipart } from '../modules/complaints/fixtures.js';
 import { createTransport, loadRefs } from '../modules/transports/fixtures.js';
 
@@ -15,14 +15,13 @@ import { createTransport, loadRefs } from '../modules/transports/fixtures.js';
  * failures are injected into the file store of the app (the error the file system raises).
  */
 
-let t: TestApp;
+// Its own app, logging errors, so that what the operator sees can be read.
+const t = useTestApp({ logLevel: 'error' });
 let transportId: number;
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n'.repeat(400));
 const logged: unknown[][] = [];
 
 beforeAll(async () => {
-  // Its own app, logging errors, so that what the operator sees can be read.
-  t = await createTestApp({ logLevel: 'error' });
   transportId = (await createTransport(t, await loadRefs(t), 'agent')).id;
   const child = t.app.log.child.bind(t.app.log);
   vi.spyOn(t.app.log, 'child').mockImplementation((bindings, options) => {
@@ -35,7 +34,6 @@ beforeAll(async () => {
     return logger;
   });
 });
-afterAll(async () => t?.close());
 
 const original = new Map<keyof FileStore, unknown>();
 const inject = <K extends 'spool' | 'put'>(method: K, replacement: FileStore[K]) => {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { createTestApp, errorMessages, type TestApp } from '../support/app.js';
+import { errorMessages, useTestApp } from '../support/app.js';
 import { expectUnauthenticated } from '../support/expect.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 describe('upload operations', () => {
   it('refuse a JSON body with 415 UNSUPPORTED_MEDIA_TYPE', async () => {

@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, errorMessages, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { errorMessages, useTestApp } from '../support/app.js';
 import { newUserBody } from '../modules/users/support.js';
 
-let t: TestApp;
+const t = useTestApp();
 let admin: string;
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.token('admin');
 });
-afterAll(async () => t?.close());
 
 const multipart = (fields: Record<string, string>) => {
   const boundary = 'x-boundary-1234';

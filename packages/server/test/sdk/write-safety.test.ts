@@ -1,8 +1,8 @@
 import type { HTTPMethods } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTransportOpsClient } from '../../../sdk/src/index.js';
-import { createTestApp, DEMO_PASSWORD, type TestApp } from '../support/app.js';
+import { DEMO_PASSWORD, useTestApp } from '../support/app.js';
 import { loadRefs, type Refs, transportBody } from '../modules/transports/fixtures.js';
 
 /*
@@ -11,13 +11,11 @@ import { loadRefs, type Refs, transportBody } from '../modules/transports/fixtur
  * a list far beyond the 10,000-row offset cap.
  */
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 /** fetch, answered by the app in this process. */
 async function serverFetch(request: Request): Promise<Response> {

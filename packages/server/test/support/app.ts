@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, HTTPMethods, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql, type Kysely } from 'kysely';
-import { expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { forgetReplacedDatabase } from '../../src/modules/sandbox/handlers.js';
 import { testConfig, type Config } from '../../src/config.js';
@@ -236,6 +236,45 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
     async close() {
       if (dedicated) await app.close();
       await drop();
+    },
+  };
+}
+
+/**
+ * A test file's (or a describe block's) app, built before its tests on a fresh copy of the seeded
+ * database and closed after them: `const t = useTestApp();` stands for the `let t` / `beforeAll` /
+ * `afterAll` trio. The object returned forwards to the app of the running tests (using it before
+ * the hooks have run throws). `t.token(user)` logs a demo account in on its first use and keeps
+ * its token for the rest of the file. `overrides` as for `createTestApp`; a function is called
+ * when the app is built (for values a hook registered before computes).
+ */
+export function useTestApp(overrides: Partial<Config> | (() => Partial<Config>) = {}): TestApp {
+  let current: TestApp | undefined;
+  const built = (): TestApp => {
+    if (!current) throw new Error('the test app is built in beforeAll: use it in a test or a hook');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await createTestApp(typeof overrides === 'function' ? overrides() : overrides);
+  });
+  afterAll(async () => {
+    const closing = current;
+    current = undefined;
+    await closing?.close();
+  });
+  return {
+    get app() {
+      return built().app;
+    },
+    get db() {
+      return built().db;
+    },
+    call: <K extends OperationId>(operationId: K, options?: CallOptions<K>) => built().call(operationId, options),
+    token: (user: DemoUser) => built().token(user),
+    close: async () => {
+      const closing = current;
+      current = undefined;
+      await closing?.close();
     },
   };
 }

@@ -1,14 +1,14 @@
 import type { components } from '@transport-ops/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { AccessLevel, ActorRole, ActorsTable, ActorUpdate, Database } from '../../db/schema.js';
+import type { ActorRole, ActorsTable, ActorUpdate, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta, type PageMeta } from '../../lib/paging.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { EVERY_TEAM, everyRecord, teamOf, withinTeam } from '../../lib/scope.js';
-import { caller, type AuthContext } from '../../plugins/security.js';
+import { type AccessLevel, type AuthContext, caller } from '../../lib/identity.js';
 import { revokeSessions } from '../auth/repository.js';
 import * as repo from './repository.js';
 

@@ -1,5 +1,5 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { familyHandlers } from './family.js';
 import { toActor, toCustomer } from './mappers.js';
 import { actorStats } from './stats-repository.js';

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
 import { hasGlobalView, ownedBy, scopeKey, withinTeam } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 
 const counted = (total: unknown, active: unknown) => {
   const t = Number(total);

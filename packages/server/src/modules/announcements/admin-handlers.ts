@@ -5,7 +5,7 @@ import type { AnnouncementUpdate, Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import {
   announcementCategoryExists,
   archive,
@@ -24,7 +24,7 @@ import { reportedStatus, toAdmin, toAdminListItem } from './mappers.js';
 import { findAnnouncement } from './repository.js';
 import { announcementNotFound } from './rules.js';
 import { stateMachine } from '../../lib/state-machine.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import type { AccessLevel } from '../../lib/identity.js';
 
 type S = components['schemas'];
 

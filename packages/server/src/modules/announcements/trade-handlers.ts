@@ -6,7 +6,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { announcementCache } from './cache.js';
 import { addLike, markRead, recordView, removeLike } from './interaction-repository.js';
 import { toCategory, toDetail, toImportant, toListItem, withReaderState } from './mappers.js';

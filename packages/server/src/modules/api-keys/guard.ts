@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Bus } from '../../lib/bus.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 import { hashKey, identityOfKey, touchKey } from './repository.js';
 
 const CHANNEL = 'api-keys-revoked';

@@ -5,7 +5,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { accountCountry, findActiveRole, organizationExists } from '../users/repository.js';
 import { assertAssignable } from '../users/rules.js';
 import { type ApiKeyRow, findKey, insertKey, listKeys, revokeKey } from './repository.js';

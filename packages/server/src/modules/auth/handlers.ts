@@ -2,7 +2,7 @@ import { DEMO_PASSWORD } from '../../db/seed.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { TokenInvalid } from './tokens.js';
 import { clearLoginAttempts, recordLoginAttempt, throttleKey } from './throttle-repository.js';
 import {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { AccessLevel, AccessPayload } from './tokens.js';
+import type { AccessLevel } from '../../lib/identity.js';
+import type { AccessPayload } from './tokens.js';
 
 /** The account and everything its tokens and profile carry. */
 export function selectAccount(db: Kysely<Database>) {

@@ -2,35 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
-import { enumValues } from '../../contract.js';
+import type { AccessClaims } from '../../lib/identity.js';
 
-/** The access levels that security requirements name, lowest first (the contract's order ranks them). */
-export const ACCESS_LEVELS = enumValues('RoleAccessLevel');
-export type AccessLevel = (typeof ACCESS_LEVELS)[number];
-
-export interface TokenActor {
-  id: number;
-  actor_role: string;
-  first_name: string;
-  last_name: string;
-}
-
-/** Claims of an access token: the specification's payload plus session, access level and organization. */
-export interface AccessClaims {
-  sub: number;
-  username: string;
-  email: string;
-  role_id: number;
-  country_id: number | null;
-  actor?: TokenActor;
-  access_level: AccessLevel;
-  org_id: number | null;
-  sid: number;
-  typ: 'access';
-  jti: string;
-  iat: number;
-  exp: number;
-}
 export interface RefreshClaims {
   sub: number;
   sid: number;

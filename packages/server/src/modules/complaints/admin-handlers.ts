@@ -1,11 +1,10 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
-import type { AuthContext } from '../../plugins/security.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
-import { caller } from '../../plugins/security.js';
+import { type AuthContext, caller } from '../../lib/identity.js';
 import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { assign, deleteComplaint, updateComplaint } from './change-repository.js';
 import { changeStatus } from './status-change.js';

@@ -5,7 +5,7 @@ import { iso } from '../../lib/time.js';
 import { attachmentUrl } from './attachment-repository.js';
 import type { ComplaintChanges } from './change-repository.js';
 import type { ComplaintRow, HistoryRow } from './repository.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import type { AccessLevel } from '../../lib/identity.js';
 import { COMPLAINT_WORKFLOW } from './rules.js';
 
 type Schemas = components['schemas'];

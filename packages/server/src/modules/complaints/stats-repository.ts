@@ -3,7 +3,7 @@ import type { ComplaintStatus, Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
 import { hasGlobalView, ownedBy, scopeKey } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 import { STATUSES } from './rules.js';
 
 type Stats = Result<'getComplaintStats'>;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 import { addHistory, moveStatus, queueResolutionNotice } from './change-repository.js';
 import { emitComplaintStatusChanged } from './events-repository.js';
 import { complaintNotFound } from './rules.js';

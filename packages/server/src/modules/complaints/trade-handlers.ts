@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { linkedPageMeta } from '../../lib/paging.js';
 import { ownedBy } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { activeTypes } from '../complaint-types/repository.js';
 import { emitComplaintCreated } from './events-repository.js';
 import { toChanges, toDetail, toHistoryEntry, toListItem } from './mappers.js';

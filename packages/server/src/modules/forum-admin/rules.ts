@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import type { TopicStatus } from '../../db/schema.js';
 import { stateMachine } from '../../lib/state-machine.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import type { AccessLevel } from '../../lib/identity.js';
 
 export type TopicAction = components['schemas']['ForumTopicModerationAction'];
 type StatusAction = Exclude<TopicAction, 'HIDE' | 'UNHIDE'>;

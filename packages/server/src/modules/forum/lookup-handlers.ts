@@ -2,7 +2,7 @@ import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { forumCategories, forumTags, listReports, listSubscriptions } from './interaction-repository.js';
 import { DEFAULT_COLOR, toCategory, toSubscription } from './mappers.js';
 

@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { hasGlobalView } from '../../lib/scope.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { castVote, currentVote, existingReportId, insertReport, removeVote } from './interaction-repository.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { toMessage } from './mappers.js';

@@ -1,7 +1,7 @@
 import type { TopicStatus } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { hasGlobalView } from '../../lib/scope.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 
 /** Who may change any topic or message besides its author. */
 export const STAFF_ROLES = ['supervisor', 'admin', 'super_admin'];

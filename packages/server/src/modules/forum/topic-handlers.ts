@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { ModuleHandlers, Result } from '../../http/handlers.js';
 import { hasGlobalView } from '../../lib/scope.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.js';
 import { allShownMessages, shownMessageIn, shownMessagesOf } from './message-repository.js';
 import { mayChange, messageNotFound, notAuthor, topicClosed, topicNotFound } from './rules.js';

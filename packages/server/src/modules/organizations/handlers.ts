@@ -8,7 +8,7 @@ import { pageMeta } from '../../lib/paging.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { teamOf, withinTeam } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import * as repo from './repository.js';
 
 type Organization = components['schemas']['Organization'];

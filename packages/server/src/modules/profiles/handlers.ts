@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { avatarUrl } from '../../lib/avatar.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { screenUploads, uploadedBytes } from '../../plugins/uploads.js';
 import { findAvatar, findProfileRow, setAvatar, setBio } from './repository.js';
 

@@ -1,7 +1,7 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { ListError } from '../../http/errors.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { exportBatches as complaintBatches } from '../complaints/repository.js';
 import { ownedComplaints } from '../complaints/rules.js';
 import { exportBatches as transportBatches } from '../transports/repository.js';

@@ -4,7 +4,7 @@ import { enumValues } from '../../contract.js';
 import type { Database } from '../../db/schema.js';
 import { hasGlobalView, ownedBy, scopeKey } from '../../lib/scope.js';
 import { statsCache } from '../../lib/stats-cache.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 
 type Db = Kysely<Database>;
 type Statistics = components['schemas']['ReportStatistics'];

@@ -2,7 +2,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
 import { pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { toAdminListItem, toAdminTransport, toTransport } from './mappers.js';
 import { complaintCount, currentStatus, findVisible, levelOneValidator, listPage, statusHistory } from './repository.js';

@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import { iso } from '../../lib/time.js';
 import type { ComplaintRefRow, DocumentRow, TransportRecord, TransportRow } from './repository.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import type { AccessLevel } from '../../lib/identity.js';
 import { TRANSPORT_WORKFLOW, workflowState } from './rules.js';
 
 type Schemas = components['schemas'];

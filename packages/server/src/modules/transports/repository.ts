@@ -3,7 +3,7 @@ import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryB
 import type { Database, TransportStatus } from '../../db/schema.js';
 import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 import { keysetBatches } from '../../lib/keyset-batches.js';

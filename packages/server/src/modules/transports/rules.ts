@@ -2,7 +2,7 @@ import type { components } from '@transport-ops/contract';
 import { AppError, ListError } from '../../http/errors.js';
 import type { TransportStatus } from '../../db/schema.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
-import type { AccessLevel } from '../auth/tokens.js';
+import type { AccessLevel } from '../../lib/identity.js';
 
 export type TransportAction = components['schemas']['TransportAction'];
 

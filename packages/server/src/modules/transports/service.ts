@@ -1,4 +1,4 @@
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 import { ownership } from '../../lib/scope.js';
 import { type Db, loadTransport } from './repository.js';
 import { transportNotFound } from './rules.js';

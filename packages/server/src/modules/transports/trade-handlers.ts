@@ -3,7 +3,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { screenUploads } from '../../plugins/uploads.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';

@@ -6,7 +6,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { findCustomerInScope } from '../../lib/customer-scope.js';
 import { ownedBy } from '../../lib/scope.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AuthContext } from '../../lib/identity.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { toTransport } from './mappers.js';
 import { type Db, loadTransport } from './repository.js';

@@ -1,7 +1,7 @@
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import {
   dependentsCount,
   findCycle,

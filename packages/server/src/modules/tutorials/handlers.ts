@@ -3,7 +3,7 @@ import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { adminTutorialHandlers } from './admin-handlers.js';
 import { findCertificateByCode, findOwnCertificate } from './certificate-repository.js';
 import { certificatePdf } from './certificate.js';

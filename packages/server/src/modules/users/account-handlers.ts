@@ -4,7 +4,7 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
-import { caller, type AuthContext } from '../../plugins/security.js';
+import { caller, type AuthContext } from '../../lib/identity.js';
 import { revokeSessions } from '../auth/repository.js';
 import { insertAccount, listAccounts, updateAccount } from './account-repository.js';
 import {

@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import type { AccessLevel, ActorUpdate, Database, NewActor, NewUser, UserUpdate } from '../../db/schema.js';
+import type { ActorUpdate, Database, NewActor, NewUser, UserUpdate } from '../../db/schema.js';
 import type { Query } from '../../http/handlers.js';
 import { type TeamScope, teamOf, withinTeamScope } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { fetchPreparedIdPage } from '../../lib/id-paging.js';
-import type { AuthContext } from '../../plugins/security.js';
+import type { AccessLevel, AuthContext } from '../../lib/identity.js';
 import { contains } from '../../lib/text.js';
 import { selectUsers } from './repository.js';
 

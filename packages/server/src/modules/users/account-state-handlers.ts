@@ -2,7 +2,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
-import { caller, type AuthContext } from '../../plugins/security.js';
+import { caller, type AuthContext } from '../../lib/identity.js';
 import { revokeSessions } from '../auth/repository.js';
 import { deleteAccount, setAccountActive, setPasswordHash } from './account-repository.js';
 import { accountUsage, findUserRow, loadUser, type UserRow } from './repository.js';

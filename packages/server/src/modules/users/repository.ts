@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import { queryShape } from '../../lib/query-shape.js';
-import type { AccessLevel, ActorRole, Database } from '../../db/schema.js';
+import type { AccessLevel } from '../../lib/identity.js';
+import type { ActorRole, Database } from '../../db/schema.js';
 import type { Result } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
 

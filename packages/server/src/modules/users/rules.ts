@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
-import { ACCESS_LEVELS, type AccessLevel } from '../auth/tokens.js';
-import type { AuthContext } from '../../plugins/security.js';
+import { ACCESS_LEVELS, type AccessLevel, type AuthContext } from '../../lib/identity.js';
 import { lockOtherActiveAccounts } from './account-repository.js';
 import { passwordProblem } from '../../lib/password-policy.js';
 

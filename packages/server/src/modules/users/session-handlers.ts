@@ -1,7 +1,7 @@
 import { notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { revokeSessions } from '../auth/repository.js';
 import { countUnexpired, findUserRow, listSessionsQuery, selectSessions, sessionIsActive, toSession } from './repository.js';
 import { assertCanActOn, selfAction } from './rules.js';

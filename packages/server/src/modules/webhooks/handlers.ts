@@ -1,7 +1,7 @@
 import { notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
-import { caller } from '../../plugins/security.js';
+import { caller } from '../../lib/identity.js';
 import { toDelivery, toSubscription } from './mappers.js';
 import {
   deleteSubscription,

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount, login, organizationId, superAdmin, uniqueEmail } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let root: Awaited<ReturnType<typeof superAdmin>>;
 let tog: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
   root = await superAdmin(t);
   tog = await organizationId(t, 'TOG');
 });
-afterAll(async () => t?.close());
 
 async function newAdmin(body: Record<string, unknown> = {}) {
   const res = await t.call('createAdmin', {

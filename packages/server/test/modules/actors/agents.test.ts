@@ -1,22 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount, login, organizationId, uniqueEmail } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let alpha: number;
 let beta: number;
 type Demo = 'admin' | 'supervisor' | 'manager' | 'agent' | 'agent2';
 const ids = {} as Record<Demo, number>;
 
 beforeAll(async () => {
-  t = await createTestApp();
   alpha = await organizationId(t, 'TOG-FRN-ALPHA');
   beta = await organizationId(t, 'TOG-FRN-BETA');
   for (const name of ['admin', 'supervisor', 'manager', 'agent', 'agent2'] as const) ids[name] = await actorIdOf(t, name);
 });
-afterAll(async () => t?.close());
 
 async function newAgent(body: Record<string, unknown> = {}) {
   const res = await t.call('createAgent', {

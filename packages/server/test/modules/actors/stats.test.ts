@@ -1,16 +1,11 @@
 import { liveCount } from '../../../src/lib/counters.js';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid, expectRoleRefused } from '../../support/expect.js';
 import { organizationId } from './fixtures.js';
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 /** Counts of one family straight from the table, optionally of some organizations only. */
 async function family(role: 'ADMIN' | 'AGENT' | 'CUSTOMER', organizations?: number[]) {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectRoleRefused } from '../../support/expect.js';
 import { categoryId, createAnnouncement, tagId, uniqueTitle, userId } from './helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 

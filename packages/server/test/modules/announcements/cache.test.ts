@@ -1,12 +1,7 @@
-import { afterAll, beforeAll } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { useTestApp } from '../../support/app.js';
 import { cacheCases } from './cache-cases.js';
 
 // The process-local cache (no Redis): the same rules as through Redis.
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ redisUrl: undefined });
-});
-afterAll(async () => t?.close());
+const t = useTestApp({ redisUrl: undefined });
 
 cacheCases(() => t);

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { type DemoUser, useTestApp } from '../../support/app.js';
 import { expectInvalid } from '../../support/expect.js';
 import { createAnnouncement, expireDirectly, seededId, userId } from './helpers.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const likesOf = async (id: number) => {
   const row = await t.db.selectFrom('announcements').select('likes_count').where('id', '=', id).executeTakeFirstOrThrow();

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../src/config.js';
 import { prepareDatabase } from '../../../src/db/prepare.js';
 import { hashPassword } from '../../../src/lib/passwords.js';
-import { createTestApp, DEMO_PASSWORD, type TestApp } from '../../support/app.js';
+import { DEMO_PASSWORD, useTestApp } from '../../support/app.js';
 
 /**
  * A production server on a database holding demo data (the test database is seeded with it):
  * the demo password opens no session, whatever the account, and the start reports the demo
  * accounts and revokes their sessions.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ nodeEnv: 'production' });
-});
-afterAll(async () => t?.close());
+const t = useTestApp({ nodeEnv: 'production' });
 
 const sessionsOf = async (username: string) =>
   t.db

@@ -4,18 +4,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildApp } from '../../../src/app.js';
 import { BUS_HEARTBEAT_MS, BUS_SILENCE_MS } from '../../../src/lib/bus.js';
 import { missing, type RedisServer, sleep, startRedis, until } from '../../ops/processes.js';
-import { createTestApp, DEMO_PASSWORD, type TestApp } from '../../support/app.js';
+import { createTestApp, DEMO_PASSWORD, type TestApp, useTestApp } from '../../support/app.js';
 import { expectUnauthenticated } from '../../support/expect.js';
 import { createUser, login } from '../users/support.js';
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: number; exp: number };
 
 describe('the trusted-session cache ends with the session', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp();
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CallResult, createTestApp, DEMO_PASSWORD, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { type CallResult, DEMO_PASSWORD, useTestApp } from '../../support/app.js';
 import { expectError } from '../../support/expect.js';
 
 /**
@@ -12,11 +12,7 @@ import { expectError } from '../../support/expect.js';
 const loginThrottle = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 60_000, maxLockMs: 3600_000, forgetMs: 24 * 3600_000 };
 const ADDRESSES = ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4', '198.51.100.5'];
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ loginThrottle, rateLimit: { anonymous: 1000, user: 1000, admin: 1000, windowMs: 3600_000 } });
-});
-afterAll(async () => t?.close());
+const t = useTestApp({ loginThrottle, rateLimit: { anonymous: 1000, user: 1000, admin: 1000, windowMs: 3600_000 } });
 
 const login = (username: string, password: string, remoteAddress: string) =>
   t.call('login', { body: { username, password }, remoteAddress });
@@ -123,11 +119,7 @@ describe('per-account login throttling', () => {
 });
 
 describe('a bearer token does not lift the login limits', () => {
-  let limited: TestApp;
-  beforeAll(async () => {
-    limited = await createTestApp({ rateLimit: { anonymous: 4, user: 100, admin: 100, windowMs: 3600_000 } });
-  });
-  afterAll(async () => limited?.close());
+  const limited = useTestApp({ rateLimit: { anonymous: 4, user: 100, admin: 100, windowMs: 3600_000 } });
 
   it('counts logins that carry a valid token against the client address quota, not the token user quota', async () => {
     const address = '192.0.2.44';

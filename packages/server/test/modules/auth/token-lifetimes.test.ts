@@ -1,12 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, DEMO_PASSWORD, type TestApp } from '../../support/app.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEMO_PASSWORD, useTestApp } from '../../support/app.js';
 import { expectUnauthenticated } from '../../support/expect.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 afterEach(() => {
   vi.useRealTimers();
 });

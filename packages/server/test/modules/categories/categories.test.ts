@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf, rowsNamed as rowsNamedIn, uniqueName } from '../../support/fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
 });
-afterAll(async () => t?.close());
 
 const create = (body: object, token = supervisor) => t.call('createConfigCategory', { payload: body, token });
 const rowsNamed = (name: string) => rowsNamedIn(t, 'categories', name);

@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsIn } from '../../support/fixtures.js';
 import { expectNotFound } from '../../support/expect.js';
 import { countRows, fileComplaint, loadRefs, moveTo, multipart, PNG, type Refs } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 describe('GET /admin/complaints (listAdminComplaints)', () => {
   it('lists with creator and assignee, filtered by assignee, creator and a search in label, description and location', async () => {

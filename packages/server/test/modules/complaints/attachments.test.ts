@@ -1,17 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type DemoUser, useTestApp } from '../../support/app.js';
 import { expectError } from '../../support/expect.js';
 import { countRows, fileComplaint, type FilePart, JPEG, loadRefs, moveTo, multipart, PDF, PNG, type Refs, TEXT } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 async function upload(user: DemoUser, files: FilePart[], complaintId?: number) {
   const form = await multipart(complaintId === undefined ? {} : { complaintId: String(complaintId) }, files);

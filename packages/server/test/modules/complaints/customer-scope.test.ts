@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectError } from '../../support/expect.js';
 import { countRows, fileComplaint, insertTransport, loadRefs, type Refs } from './fixtures.js';
 
@@ -8,12 +8,11 @@ import { countRows, fileComplaint, insertTransport, loadRefs, type Refs } from '
  * the customers of transports they can see, supervisors and administrators any. Anything else is
  * 404 CUSTOMER_NOT_FOUND, and no read shows that customer afterwards.
  */
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 let foreign: { id: number; email: string };
 let teamBetaCustomer: number;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
   // A customer only a supervisor's transport refers to: no agent or manager was ever given it.
   const email = 'confidential.client@mail.example';
@@ -33,7 +32,6 @@ beforeAll(async () => {
   teamBetaCustomer = beta!.id;
   await insertTransport(t, refs, 'agent2', teamBetaCustomer);
 });
-afterAll(async () => t?.close());
 
 describe('the customer a complaint names', () => {
   it('refuses, on create, a customer outside the agent scope with the answer transports give, and stores nothing', async () => {

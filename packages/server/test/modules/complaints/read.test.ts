@@ -1,17 +1,15 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsIn } from '../../support/fixtures.js';
 import { expectUnauthenticated } from '../../support/expect.js';
 import { fileComplaint, loadRefs, moveTo, type Refs } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 describe('GET /trade/complaints (listComplaints)', () => {
   it('gives an agent their own complaints only, with linked page meta', async () => {

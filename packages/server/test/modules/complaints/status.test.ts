@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { countRows, fileComplaint, loadRefs, moveTo, type Refs } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const change = async (id: number, status: string, comment?: string, user: 'manager' | 'supervisor' | 'admin' = 'supervisor') =>
   t.call('changeComplaintStatus', { token: await t.token(user), params: { id }, payload: { status, ...(comment ? { comment } : {}) } });

@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { operationById } from '../../support/contract.js';
 import { superAdminToken } from '../users/support.js';
 import { cases } from './cases.js';
 
 /** The rules every configuration list shares, checked for each of the seven lists. */
-let t: TestApp;
+const t = useTestApp();
 let root: string;
 beforeAll(async () => {
-  t = await createTestApp();
   root = await superAdminToken(t);
 });
-afterAll(async () => t?.close());
 
 let counter = 0;
 const newSeed = () => `${++counter}${Math.random().toString(36).slice(2, 5)}`;

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectUnauthenticated } from '../../support/expect.js';
 import { addMessage, createTopic, deleteAsPlaceholder, deleteMessage, messageRow, topicRow, userId } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 let agentId: number;
 let agent2Id: number;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
   agentId = await userId(t.db, 'agent');
   agent2Id = await userId(t.db, 'agent2');
 });
-afterAll(async () => t?.close());
 
 const moderateTopic = (id: number, body: object, token = supervisor) =>
   t.call('moderateForumTopic', { params: { id }, payload: body, token });

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { expectRoleRefused } from '../../support/expect.js';
 import { addMessage, createTopic, deleteMessage, messageRow, report, topicRow, userId } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 let ids: Record<'agent' | 'agent2' | 'manager' | 'supervisor', number>;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
   ids = {
     agent: await userId(t.db, 'agent'),
@@ -17,7 +16,6 @@ beforeAll(async () => {
     supervisor: await userId(t.db, 'supervisor'),
   };
 });
-afterAll(async () => t?.close());
 
 /** A topic by agent with one reply by agent2, reported by the given users. */
 async function reportedReply(reporters: ('agent' | 'manager' | 'supervisor')[] = ['agent'], content = 'Cheap tyres, call now!') {

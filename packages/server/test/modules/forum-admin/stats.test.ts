@@ -1,15 +1,13 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { addMessage, createTopic, deleteMessage, report, userId } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
 });
-afterAll(async () => t?.close());
 
 const stats = async () => {
   const res = await t.call('getForumStats', { token: supervisor });

@@ -1,7 +1,7 @@
 import { type CompiledQuery, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { shownMessages } from '../../../src/modules/forum/message-repository.js';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { useTestApp } from '../../support/app.js';
 import { mainMessageId, messageRow, newMessage, newTopic, userId } from './helpers.js';
 
 /*
@@ -11,15 +11,13 @@ import { mainMessageId, messageRow, newMessage, newTopic, userId } from './helpe
  * statements, which unlike time do not depend on the machine's load.
  */
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 let agentId: number;
 beforeAll(async () => {
-  t = await createTestApp();
   agent = await t.token('agent');
   agentId = await userId(t, 'agent');
 });
-afterAll(async () => t?.close());
 
 /** Shared buffers (hit or read) a statement touches when run, planning left out. */
 async function buffers(query: CompiledQuery): Promise<number> {

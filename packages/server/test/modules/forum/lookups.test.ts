@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid } from '../../support/expect.js';
 import { newMessage, newTopic, setMessage, setTopic } from './helpers.js';
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   agent = await t.token('agent');
 });
-afterAll(async () => t?.close());
 
 const newCategory = (name: string, values: { scope?: 'FORUM' | 'ANNOUNCEMENT'; is_active?: boolean } = {}) =>
   t.db

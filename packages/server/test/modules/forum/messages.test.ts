@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectError } from '../../support/expect.js';
 import { mainMessageId, messageRow, newMessage, newTopic, setMessage, setTopic, topicRow, userId } from './helpers.js';
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 let agent2: string;
 let supervisor: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   [agent, agent2, supervisor] = await Promise.all([t.token('agent'), t.token('agent2'), t.token('supervisor')]);
 });
-afterAll(async () => t?.close());
 
 type Msg = { id: number; parentId: number | null; content: string; isDeleted: boolean; isHidden: boolean; repliesCount: number };
 const messagesOf = async (topicId: number, token = agent2): Promise<Msg[]> => {

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { mainMessageId, newMessage, newTopic, setMessage, setTopic, userId } from './helpers.js';
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 let agent2: string;
 let manager: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   [agent, agent2, manager] = await Promise.all([t.token('agent'), t.token('agent2'), t.token('manager')]);
 });
-afterAll(async () => t?.close());
 
 describe('POST /trade/forum/messages/{id}/report', () => {
   it('records a PENDING report with its reason and comment', async () => {

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid } from '../../support/expect.js';
 import { mainMessageId, messageRow, newMessage, newTopic, setTopic, topicRow, userId } from './helpers.js';
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 let agent2: string;
 let supervisor: string;
@@ -12,7 +12,6 @@ let forumCategoryId: number;
 let tagIds: number[];
 
 beforeAll(async () => {
-  t = await createTestApp();
   [agent, agent2, supervisor] = await Promise.all([t.token('agent'), t.token('agent2'), t.token('supervisor')]);
   const category = await t.db
     .selectFrom('categories')
@@ -24,7 +23,6 @@ beforeAll(async () => {
   const tags = await t.db.selectFrom('tags').select('id').where('name', 'in', ['customs', 'urgent']).orderBy('id').execute();
   tagIds = tags.map((tag) => tag.id);
 });
-afterAll(async () => t?.close());
 
 describe('POST /trade/forum/topics', () => {
   it('creates an ACTIVE topic with its main message, tags and the author subscribed, in one go', async () => {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { mainMessageId, messageRow, newMessage, newTopic, setMessage, setTopic, topicRow, userId } from './helpers.js';
 
-let t: TestApp;
+const t = useTestApp();
 let agent: string;
 let agent2: string;
 let manager: string;
@@ -10,7 +10,6 @@ let supervisor: string;
 let admin: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
   [agent, agent2, manager, supervisor, admin] = await Promise.all([
     t.token('agent'),
     t.token('agent2'),
@@ -19,7 +18,6 @@ beforeAll(async () => {
     t.token('admin'),
   ]);
 });
-afterAll(async () => t?.close());
 
 const votesOn = async (messageId: number) =>
   t.db.selectFrom('forum_votes').select(['user_id', 'vote']).where('message_id', '=', messageId).execute();

@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 let admin: string;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
   admin = await t.token('admin');
 });
-afterAll(async () => t?.close());
 
 // Two-letter codes not used by the demo data, handed out one per test.
 const free = ['BF', 'GH', 'ML', 'NE', 'TG', 'BJ', 'GN', 'CM', 'GA', 'TN', 'DZ', 'ES'];

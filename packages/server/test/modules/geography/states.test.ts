@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let supervisor: string;
 let countries: Record<string, number>;
 beforeAll(async () => {
-  t = await createTestApp();
   supervisor = await t.token('supervisor');
   const rows = await t.db.selectFrom('countries').select(['id', 'code']).execute();
   countries = Object.fromEntries(rows.map((c) => [c.code, c.id]));
 });
-afterAll(async () => t?.close());
 
 let sequence = 0;
 const nextCode = () => `T${sequence++}`;

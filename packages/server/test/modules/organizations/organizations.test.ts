@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, createAccount } from '../actors/fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 type Seeded = 'TOG' | 'TOG-FRN' | 'TOG-FRN-ALPHA' | 'TOG-FRN-BETA';
 const org = {} as Record<Seeded, number>;
 let fr: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
   const rows = await t.db.selectFrom('organizations').select(['id', 'code']).execute();
   for (const r of rows) org[r.code as Seeded] = r.id;
   fr = (await t.db.selectFrom('countries').select('id').where('code', '=', 'FR').executeTakeFirstOrThrow()).id;
 });
-afterAll(async () => t?.close());
 
 let counter = 0;
 async function newOrganization(body: Record<string, unknown> = {}) {

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { actorIdOf, organizationId } from '../actors/fixtures.js';
 
 // Moving Team Beta changes every team scope: this file holds only that scenario.
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 describe('the organization tree drives team scope', () => {
   it('shows the manager of Team Alpha agent2 once Team Beta is moved under Team Alpha', async () => {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectError, expectUnauthenticated } from '../../support/expect.js';
 import { PDF, PNG } from '../complaints/fixtures.js';
 import { createTutorial } from '../tutorials/support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 async function avatarForm(name: string, bytes: Buffer, type = 'image/png') {
   const form = new FormData();

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/schema.js';
-import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { type DemoUser, useTestApp } from '../../support/app.js';
 import { applyActions, createTransport, loadRefs, type Refs } from '../transports/fixtures.js';
 
 /*
@@ -11,13 +11,11 @@ import { applyActions, createTransport, loadRefs, type Refs } from '../transport
  * transaction open and check that another writer of the same day, status and type commits meanwhile.
  */
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const WRITERS: DemoUser[] = ['agent', 'agent2', 'manager', 'supervisor', 'admin'];
 const today = () => new Date().toISOString().slice(0, 10);

@@ -1,16 +1,14 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { createTransport, loadRefs, type Refs } from '../transports/fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 /** Parses the CSV the endpoint sends into records (csv-parse reads what csv-stringify writes). */
 const parse = (text: string): string[][] => parseCsv(text);

@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { createTransport, loadRefs, type Refs } from '../transports/fixtures.js';
 
 /**
@@ -8,13 +8,11 @@ import { createTransport, loadRefs, type Refs } from '../transports/fixtures.js'
  * written with a leading single quote, inside double quotes (OWASP, CSV Injection). Number
  * columns keep their numbers.
  */
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const parse = (text: string): string[][] => parseCsv(text, { relax_quotes: false });
 

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { applyActions, createTransport, loadRefs, type Refs } from '../transports/fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 let since: string;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
   since = new Date().toISOString(); // the seeded rows are older: the period holds only this file's rows
   const a1 = await createTransport(t, refs, 'agent', { productQuantity: 10, averageUnitPrice: 100 }); // 1 000
@@ -16,7 +15,6 @@ beforeAll(async () => {
   await applyActions(t, a1.id, ['VALIDATE_1']);
   await applyActions(t, a2.id, ['VALIDATE', 'START']);
 });
-afterAll(async () => t?.close());
 
 const own = async (user: 'agent' | 'agent2' | 'manager', query: Record<string, string> = { startDate: since }) =>
   t.call('getOwnReportStatistics', { token: await t.token(user), query });

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { createUser, login, newUserBody, profileStatus, superAdminToken } from '../users/support.js';
 
-let t: TestApp;
+const t = useTestApp();
 let root: string;
 beforeAll(async () => {
-  t = await createTestApp();
   root = await superAdminToken(t);
 });
-afterAll(async () => t?.close());
 
 let sequence = 0;
 const uniqueCode = (prefix: string) => `${prefix}_${Date.now().toString(36).toUpperCase()}${sequence++}`;

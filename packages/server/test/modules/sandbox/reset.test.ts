@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, DEMO_PASSWORD, type TestApp } from '../../support/app.js';
+import { createTestApp, DEMO_PASSWORD, type TestApp, useTestApp } from '../../support/app.js';
 import { loadRefs, transportBody } from '../transports/fixtures.js';
 
 describe('POST /sandbox/reset in sandbox mode', () => {
@@ -89,11 +89,7 @@ describe('POST /sandbox/reset in sandbox mode', () => {
 });
 
 describe('POST /sandbox/reset outside sandbox mode', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(async () => t?.close());
+  const t = useTestApp();
 
   it('does not exist: 404 ROUTE_NOT_FOUND, as an unbound path, and nothing is reset', async () => {
     const supervisor = await t.token('supervisor');

@@ -1,16 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 
-let t: TestApp;
+const t = useTestApp();
 /** `info.version` as the contract's source states it. */
 const bundledVersion = /^ {2}version: (\S+)$/m.exec(
   readFileSync(new URL('../../../../../openapi/openapi.yaml', import.meta.url), 'utf8'),
 )![1];
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t.close());
 
 describe('GET /health (liveness)', () => {
   it('answers ok with the uptime and version, without touching any dependency', async () => {

@@ -1,16 +1,14 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectUnauthenticated } from '../../support/expect.js';
 import { loadRefs, type Refs, transportBody } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const LOADING_NUMBER = /^TRP-\d{8}-\d{6,}$/;
 const today = () => new Date().toISOString().slice(0, 10).replace(/-/g, '');

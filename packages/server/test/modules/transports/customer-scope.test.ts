@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { loadRefs, type Refs, transportBody } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 let foreignCustomer: number;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
   // A customer that only a supervisor's transport refers to: no agent was ever given it.
   const created = await t.call('createTransport', {
@@ -18,7 +17,6 @@ beforeAll(async () => {
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   foreignCustomer = created.body.result.customer!.id;
 });
-afterAll(async () => t?.close());
 
 describe('customers an agent may reference', () => {
   it('refuses a customer outside the agent scope with 404 CUSTOMER_NOT_FOUND, leaking none of its details', async () => {

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type DemoUser, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type DemoUser, useTestApp } from '../../support/app.js';
 import { responseExamples } from '../../support/contract.js';
 import { applyActions, createTransport, loadRefs, type Refs } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 const PDF = Buffer.from(
   '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\n' + 'trailer<</Root 1 0 R>>\n%%EOF\n',

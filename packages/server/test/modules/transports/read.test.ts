@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectUnauthenticated } from '../../support/expect.js';
 import { createTransport, insertComplaint, loadRefs, type Refs } from './fixtures.js';
 
-let t: TestApp;
+const t = useTestApp();
 let refs: Refs;
 beforeAll(async () => {
-  t = await createTestApp();
   refs = await loadRefs(t);
 });
-afterAll(async () => t?.close());
 
 type Item = { id: number; loadingNumber: string; status: string; createdAt: string; loadingPoint: string; customer: { id: number } | null };
 

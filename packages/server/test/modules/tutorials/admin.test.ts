@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid } from '../../support/expect.js';
 import {
   categoryId,
@@ -14,11 +14,7 @@ import {
   viewAllChapters,
 } from './support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 describe('access to the admin tutorial operations', () => {
   it('refuses agents and team managers with 403 FORBIDDEN, and deletion to supervisors', async () => {

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
 import { categoryId, createTutorial, SEEDED, seededTutorialId, tagId } from './support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const titles = (res: { body: { result: { data: { title: string }[] } } }) => res.body.result.data.map((d) => d.title);
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it, vi } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { certificateCode, completeAs, createTutorial } from './support.js';
 
 // The codes the server draws, in order: the first is already taken by the demo seed.
@@ -10,11 +10,7 @@ vi.mock('../../../src/modules/tutorials/certificate.js', async (importOriginal) 
   return { ...original, newCertificateCode: () => drawn.shift() ?? original.newCertificateCode() };
 });
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 describe('certificate codes', () => {
   it('draws a new code when the first one is already taken (unique violation) and completes', async () => {

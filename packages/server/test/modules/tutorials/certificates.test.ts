@@ -1,15 +1,11 @@
 import { inflateSync } from 'node:zlib';
 import QRCode from 'qrcode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
 import { certificateCode, completeAs, createTutorial, SEEDED, seededTutorialId } from './support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const pdfText = (body: Buffer) => body.toString('latin1');
 

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid } from '../../support/expect.js';
 import { certificateCode, completeAs, createTutorial, SEEDED, seededTutorialId, userId, viewAllChapters } from './support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 async function progressRow(tutorialId: number, user: 'agent' | 'agent2' | 'manager') {
   return t.db

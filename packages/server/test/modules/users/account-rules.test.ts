@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { createUser, newUserBody, PASSWORD } from './support.js';
 
-let t: TestApp;
+const t = useTestApp();
 let admin: string;
 let adminId: number;
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.token('admin');
   adminId = (await t.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow()).id;
   // The demo `admin` is made the only active administrator of this database.
@@ -28,7 +27,6 @@ beforeAll(async () => {
       )
       .execute();
 });
-afterAll(async () => t?.close());
 
 describe('the last active administrator', () => {
   it('cannot demote itself: 409 LAST_ADMINISTRATOR, and the role stays', async () => {

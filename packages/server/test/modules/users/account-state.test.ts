@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { createUser, login, PASSWORD, profileStatus, superAdminToken, userId } from './support.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 describe('DELETE /admin/users/{id} (deleteUser)', () => {
   it('deletes an account without records, with its actor and sessions; its token stops working at once', async () => {

@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { createUser, login, newUserBody, PASSWORD, profileStatus, userId } from './support.js';
 
-let t: TestApp;
+const t = useTestApp();
 let orgs: Record<string, number>;
 let countries: Record<string, number>;
 beforeAll(async () => {
-  t = await createTestApp();
   const orgRows = await t.db.selectFrom('organizations').select(['id', 'code']).execute();
   orgs = Object.fromEntries(orgRows.map((o) => [o.code, o.id]));
   const countryRows = await t.db.selectFrom('countries').select(['id', 'code']).execute();
   countries = Object.fromEntries(countryRows.map((c) => [c.code, c.id]));
 });
-afterAll(async () => t?.close());
 
 describe('GET /admin/users (listUsers)', () => {
   it('lists every account to a supervisor, with role, country, organization and names, never a password hash', async () => {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/app.js';
 import { expectInvalid, expectRoleRefused } from '../../support/expect.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+const t = useTestApp();
 
 const idOf = async (name: string) =>
   (await t.db.selectFrom('vehicle_types').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
