@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, StoredHeaders } from '../../db/schema.js';
+import { queryShape } from '../../lib/query-shape.js';
 
 type Db = Kysely<Database>;
 
@@ -22,6 +23,65 @@ export interface HeldKey {
   in_flight: boolean;
 }
 
+// The statements of every keyed request, compiled once (lib/query-shape.ts): a keyed POST pays
+// for two more statements (the claim and the answer), not for building them again each time.
+const claimShape = queryShape(
+  { values: ['scope', 'key', 'operation', 'fingerprint'], structure: ['leaseMs', 'retentionMs'] },
+  (db, p: KeyClaim & { leaseMs: number; retentionMs: number }) => {
+    const lockedUntil = sql<Date>`now() + ${sql.lit(p.leaseMs)} * interval '1 millisecond'`;
+    const expiresAt = sql<Date>`now() + ${sql.lit(p.retentionMs)} * interval '1 millisecond'`;
+    return db
+      .insertInto('idempotency_keys')
+      .values({
+        scope: p.scope,
+        key: p.key,
+        operation: p.operation,
+        fingerprint: p.fingerprint,
+        locked_until: lockedUntil,
+        expires_at: expiresAt,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['scope', 'key'])
+          .doUpdateSet({
+            operation: (eb) => eb.ref('excluded.operation'),
+            fingerprint: (eb) => eb.ref('excluded.fingerprint'),
+            status: null,
+            headers: null,
+            body: null,
+            locked_until: lockedUntil,
+            expires_at: expiresAt,
+            created_at: sql<Date>`now()`,
+          })
+          .where('idempotency_keys.expires_at', '<=', sql<Date>`now()`),
+      )
+      .returning('key');
+  },
+);
+
+const heldShape = queryShape({ values: ['scope', 'key'] }, (db, p: { scope: string; key: string }) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['operation', 'fingerprint', 'status', 'headers', 'body', sql<boolean>`locked_until > now()`.as('in_flight')])
+    .where('scope', '=', p.scope)
+    .where('key', '=', p.key)
+    .where('expires_at', '>', sql<Date>`now()`),
+);
+
+const storeShape = queryShape(
+  { values: ['scope', 'key', 'status', 'headers', 'body'] },
+  (db, p: { scope: string; key: string; status: number; headers: string; body: string }) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ status: p.status, headers: p.headers, body: p.body })
+      .where('scope', '=', p.scope)
+      .where('key', '=', p.key),
+);
+
+const freeShape = queryShape({ values: ['scope', 'key'] }, (db, p: { scope: string; key: string }) =>
+  db.deleteFrom('idempotency_keys').where('scope', '=', p.scope).where('key', '=', p.key).where('status', 'is', null),
+);
+
 /**
  * Claims `claim.key` for its caller: true when this request now holds it (a new key, or one past
  * its expiry, taken over in the same statement), false when another request holds it. One
@@ -29,62 +89,23 @@ export interface HeldKey {
  * database's, so instances agree on them.
  */
 export async function claimKey(db: Db, claim: KeyClaim, leaseMs: number, retentionMs: number): Promise<boolean> {
-  const lockedUntil = sql<Date>`now() + ${sql.lit(leaseMs)} * interval '1 millisecond'`;
-  const expiresAt = sql<Date>`now() + ${sql.lit(retentionMs)} * interval '1 millisecond'`;
-  const row = await db
-    .insertInto('idempotency_keys')
-    .values({
-      scope: claim.scope,
-      key: claim.key,
-      operation: claim.operation,
-      fingerprint: claim.fingerprint,
-      locked_until: lockedUntil,
-      expires_at: expiresAt,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['scope', 'key'])
-        .doUpdateSet({
-          operation: claim.operation,
-          fingerprint: claim.fingerprint,
-          status: null,
-          headers: null,
-          body: null,
-          locked_until: lockedUntil,
-          expires_at: expiresAt,
-          created_at: sql<Date>`now()`,
-        })
-        .where('idempotency_keys.expires_at', '<=', sql<Date>`now()`),
-    )
-    .returning('key')
-    .executeTakeFirst();
+  const row = await claimShape.executeTakeFirst(db, Object.assign({ leaseMs, retentionMs }, claim));
   return row !== undefined;
 }
 
 /** The key as another request holds it; undefined when it is free again (or expired). */
-export async function heldKey(db: Db, scope: string, key: string): Promise<HeldKey | undefined> {
-  return db
-    .selectFrom('idempotency_keys')
-    .select(['operation', 'fingerprint', 'status', 'headers', 'body', sql<boolean>`locked_until > now()`.as('in_flight')])
-    .where('scope', '=', scope)
-    .where('key', '=', key)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .executeTakeFirst();
+export function heldKey(db: Db, scope: string, key: string): Promise<HeldKey | undefined> {
+  return heldShape.executeTakeFirst(db, { scope, key });
 }
 
 /** Stores the answer of the request that holds the key (replayed from now on). */
 export async function storeAnswer(db: Db, scope: string, key: string, status: number, headers: StoredHeaders, body: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ status, headers: JSON.stringify(headers), body })
-    .where('scope', '=', scope)
-    .where('key', '=', key)
-    .execute();
+  await storeShape.execute(db, { scope, key, status, headers: JSON.stringify(headers), body });
 }
 
 /** Frees a key whose request failed (nothing was written): a retry runs the request again. */
 export async function freeKey(db: Db, scope: string, key: string): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('status', 'is', null).execute();
+  await freeShape.execute(db, { scope, key });
 }
 
 /** Deletes up to `limit` keys that expired before `now`, and resource locks whose lease ended; returns how many keys went. */
