@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listOperations, loadContract } from '../../../src/contract.js';
-import { FILTER_COLUMNS, FILTERS, type FilterSpecs, type ListParameters } from '../../../src/modules/transports/repository.js';
+import type { FilterSpecs } from '../../../src/lib/filter-spec.js';
+import { FILTER_COLUMNS, FILTERS, type ListParameters } from '../../../src/modules/transports/repository.js';
 
 /*
  * The transport lists declare each filter once (`FILTERS` in transports/repository.ts): the page,
