@@ -102,7 +102,7 @@ const baseParams = (role: ActorRole, f: Omit<ActorFilters, 'page' | 'limit'>) =>
 
 /** The base query as a query shape (lib/query-shape.ts): compiled once per family, scope, filters and order. */
 const baseShape = queryShape<BaseParams, unknown>(
-  { values: ['teamId', ...FILTER.names], structure: ['role', 'scope', 'sortBy', 'sortOrder'] },
+  { values: ['teamId', ...FILTER.values], structure: ['role', 'scope', 'sortBy', 'sortOrder', ...FILTER.structure] },
   (db, p) => baseQuery(db, withinTeamScope(p, 'a.organization_id'), p),
 );
 

@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database, Priority } from '../../db/schema.js';
@@ -116,23 +118,49 @@ const announcementsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[
 /** The rows of the announcements `ids` (any order): the second step of the id-first lists. */
 export const loadAnnouncements = (db: Kysely<Database>, ids: number[]) => announcementsById.execute(db, { ids });
 
-export type UserListQuery = Defaulted<Query<'listAnnouncements'>, 'page' | 'limit'>;
+/** The query parameters of the user-side list, as the contract declares them. */
+export type UserListParameters = NonNullable<operations['listAnnouncements']['parameters']['query']>;
+
+const announcementsFrom = (db: Kysely<Database>) => db.selectFrom('announcements as a');
+type Where = WhereOf<ReturnType<typeof announcementsFrom>>;
+
+/**
+ * Each filter of the user-side list, declared once (lib/filter-spec.ts), applied to the page and
+ * its count. Typed from the contract: a query parameter of `listAnnouncements` with no entry here
+ * (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const USER_FILTERS: FilterSpecs<UserListParameters, Where> = {
+  categoryId: { bind: same, where: (eb, v) => eb('a.category_id', '=', v as number), columns: ['a.category_id'] },
+  priority: { bind: same, where: (eb, v) => eb('a.priority', '=', v as Priority), columns: ['a.priority'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('a.title', 'ilike', v as string), eb('a.content', 'ilike', v as string)]),
+    columns: ['a.title', 'a.content'],
+    text: true,
+  },
+  startDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.published_at', '>=', v as Date), columns: ['a.published_at'] },
+  endDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.published_at', '<=', v as Date), columns: ['a.published_at'] },
+  status: { implied: 'users see published announcements only (`visibleTo`), the one status the parameter accepts' },
+};
+const USER_FILTER = filters(USER_FILTERS);
+
+/** The user-side list's filters as its statement binds them: also what its cache key is made of. */
+export type UserListFilters = BoundFilters<UserListParameters>;
+export const userListFilters = (q: UserListParameters): UserListFilters => USER_FILTER.bind(q, {});
 
 /** One page of the announcements visible to `audience`: ids from the filtered base table, then their rows; the total on the base table. */
-export function listVisible(db: Kysely<Database>, audience: Audience, now: Date, q: UserListQuery) {
-  let base = db.selectFrom('announcements as a').where(visibleTo(audience, now));
-  if (q.categoryId !== undefined) base = base.where('a.category_id', '=', q.categoryId);
-  if (q.priority !== undefined) base = base.where('a.priority', '=', q.priority);
-  if (q.search !== undefined) {
-    const pattern = containing(q.search);
-    base = base.where((eb) => eb.or([eb('a.title', 'ilike', pattern), eb('a.content', 'ilike', pattern)]));
-  }
-  if (q.startDate !== undefined) base = base.where('a.published_at', '>=', new Date(q.startDate));
-  if (q.endDate !== undefined) base = base.where('a.published_at', '<=', new Date(q.endDate));
+export function listVisible(
+  db: Kysely<Database>,
+  audience: Audience,
+  now: Date,
+  f: UserListFilters,
+  page: { page: number; limit: number },
+) {
+  const base = USER_FILTER.apply(announcementsFrom(db).where(visibleTo(audience, now)), f);
   return fetchIdPage(db, base.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), {
     id: 'a.id',
-    page: q.page,
-    limit: q.limit,
+    page: page.page,
+    limit: page.limit,
     load: (ids) => loadAnnouncements(db, ids),
     idOf: (row) => row.id,
   });

@@ -108,7 +108,7 @@ function baseQuery(db: Db, scope: Expression<SqlBool>, p: BaseParams) {
 
 /** The base query as a query shape (lib/query-shape.ts): compiled once per scope and combination of filters. */
 const baseShape = queryShape<BaseParams & ComplaintScope, unknown>(
-  { values: ['ownerId', 'teamId', ...FILTER.names], structure: ['scope', 'orAssigned'] },
+  { values: ['ownerId', 'teamId', ...FILTER.values], structure: ['scope', 'orAssigned', ...FILTER.structure] },
   (db, p) => baseQuery(db, p.orAssigned ? ownedOrAssignedScope(p, 'c.created_by', 'c.assigned_to') : ownedByScope(p, 'c.created_by'), p),
 );
 

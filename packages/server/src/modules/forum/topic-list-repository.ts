@@ -67,7 +67,7 @@ function baseQuery(db: Kysely<Database>, p: BaseParams) {
 }
 
 /** The base query as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
-const baseShape = queryShape<BaseParams, unknown>({ values: FILTER.names }, baseQuery);
+const baseShape = queryShape<BaseParams, unknown>({ values: FILTER.values, structure: FILTER.structure }, baseQuery);
 
 /** The visible topics that pass the filters: the base table only. */
 export function topicBase(db: Kysely<Database>, f: TopicFilters) {

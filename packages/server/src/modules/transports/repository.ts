@@ -197,7 +197,10 @@ function baseQuery(db: Db, p: BaseParams) {
 }
 
 /** The base query as a query shape: compiled once per scope and combination of filters. */
-const baseShape = queryShape<BaseParams, unknown>({ values: ['ownerId', 'teamId', ...FILTER.names], structure: ['scope'] }, baseQuery);
+const baseShape = queryShape<BaseParams, unknown>(
+  { values: ['ownerId', 'teamId', ...FILTER.values], structure: ['scope', ...FILTER.structure] },
+  baseQuery,
+);
 
 /** The transports the caller may see that pass the filters: the base table only, no joins. */
 export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {

@@ -67,7 +67,7 @@ type ListParams = TeamScope &
  * (their actors joined only to search their names).
  */
 const accountBase = queryShape<ListParams, unknown>(
-  { values: ['teamId', ...FILTER.names], structure: ['scope', 'sortBy', 'sortOrder'] },
+  { values: ['teamId', ...FILTER.values], structure: ['scope', 'sortBy', 'sortOrder', ...FILTER.structure] },
   (db, p) => {
     const query = FILTER.apply(usersFrom(db).select('u.id').where(withinTeamScope(p, 'u.organization_id')), p);
     const direction = p.sortOrder === 'ASC' ? sql`asc` : sql`desc`;
