@@ -78,16 +78,7 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
       duration: valueList<'SHORT' | 'MEDIUM' | 'LONG'>(q.duration),
       tags: idList(q.tags),
     };
-    const { data, total } = await searchPublished(req.server.db, {
-      q: q.q,
-      page,
-      limit,
-      difficulty: filters.difficulty,
-      duration: filters.duration,
-      tagIds: filters.tags,
-      minRating: q.minRating,
-      maxDuration: q.maxDuration,
-    });
+    const { data, total } = await searchPublished(req.server.db, Object.assign({}, q, { page, limit }));
     return { message: 'Search completed', result: { query: q.q, filters, meta: pageMeta(total, page, limit), data } };
   },
 

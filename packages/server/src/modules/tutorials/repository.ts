@@ -214,51 +214,41 @@ export async function listCategories(db: Db): Promise<S['TutorialCategory'][]> {
   }));
 }
 
-/** The search's query with its defaults applied; the comma-separated lists parsed. */
-export type SearchFilters = Defaulted<Omit<Query<'searchTutorials'>, 'tags' | 'difficulty' | 'duration'>, 'page' | 'limit'> & {
-  difficulty: Difficulty[];
-  duration: TutorialDuration[];
-  tagIds: number[];
+/** The query parameters of the search, as the contract declares them. */
+export type SearchParameters = NonNullable<operations['searchTutorials']['parameters']['query']>;
+/** The search's query with its defaults applied. */
+export type SearchFilters = Defaulted<Query<'searchTutorials'>, 'page' | 'limit'>;
+
+const tsquery = (q: unknown) => sql`websearch_to_tsquery('english', ${q})`;
+/** "A,B" → ["A", "B"] (the contract's pattern has checked the form), bound as one array. */
+const valueList = (text: string) => [...new Set(text.split(','))];
+
+/**
+ * Each filter of the search, declared once (lib/filter-spec.ts), applied by the query shape to the
+ * page and its count. Typed from the contract: a query parameter of `searchTutorials` with no entry
+ * here (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const SEARCH_FILTERS: FilterSpecs<SearchParameters, WhereOf<ReturnType<typeof selectTutorials>>> = {
+  q: { bind: same, where: (_eb, v) => sql<boolean>`t.search_vector @@ ${tsquery(v)}`, columns: ['t.search_vector'], text: true },
+  difficulty: { bind: valueList, where: (eb, v) => eb('t.difficulty', '=', sql<Difficulty>`any(${v})`), columns: ['t.difficulty'] },
+  duration: { bind: valueList, where: (eb, v) => eb('t.duration', '=', sql<TutorialDuration>`any(${v})`), columns: ['t.duration'] },
+  tags: { bind: idList, where: (_eb, v) => withAnyTag(v), columns: ['t.id'] },
+  minRating: { bind: same, where: (eb, v) => eb('s.average_rating', '>=', v as number), columns: ['s.average_rating'] },
+  maxDuration: { bind: same, where: (eb, v) => eb('t.estimated_time', '<=', v as number), columns: ['t.estimated_time'] },
 };
+const SEARCH_FILTER = filters(SEARCH_FILTERS);
 
 /** Full-text search over the published tutorials, ranked by `ts_rank` (title A > description B > content C). */
 /** The search as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
-const search = queryShape(
-  { values: ['q', 'difficulty', 'duration', 'tagIds', 'minRating', 'maxDuration'] },
-  (
-    db,
-    p: {
-      q: string;
-      difficulty: Difficulty[] | undefined;
-      duration: TutorialDuration[] | undefined;
-      tagIds: number[] | undefined;
-      minRating: number | undefined;
-      maxDuration: number | undefined;
-    },
-  ) => {
-    const tsquery = sql`websearch_to_tsquery('english', ${p.q})`;
-    let query = selectTutorials(db)
-      .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
-      .where('t.status', '=', 'PUBLISHED')
-      .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
-    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', sql<Difficulty>`any(${p.difficulty})`);
-    if (p.duration !== undefined) query = query.where('t.duration', '=', sql<TutorialDuration>`any(${p.duration})`);
-    if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
-    if (p.minRating !== undefined) query = query.where('s.average_rating', '>=', p.minRating);
-    if (p.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', p.maxDuration);
-    return query.orderBy('rank', 'desc').orderBy('t.id', 'desc');
-  },
-);
+const search = queryShape({ values: SEARCH_FILTER.values, structure: SEARCH_FILTER.structure }, (db, p: BoundFilters<SearchParameters>) => {
+  const query = selectTutorials(db)
+    .select(sql<number>`ts_rank(t.search_vector, ${tsquery(p.q)})::float8`.as('rank'))
+    .where('t.status', '=', 'PUBLISHED');
+  return SEARCH_FILTER.apply(query, p).orderBy('rank', 'desc').orderBy('t.id', 'desc');
+});
 
 export async function searchPublished(db: Db, f: SearchFilters): Promise<{ data: S['TutorialSearchItem'][]; total: number }> {
-  const query = search.with({
-    q: f.q,
-    difficulty: f.difficulty.length > 0 ? f.difficulty : undefined,
-    duration: f.duration.length > 0 ? f.duration : undefined,
-    tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
-    minRating: f.minRating,
-    maxDuration: f.maxDuration,
-  });
+  const query = search.with(SEARCH_FILTER.bind(f, {}));
   const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const data = rows.map((r) => ({
     id: r.id,

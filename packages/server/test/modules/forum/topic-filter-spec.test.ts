@@ -4,7 +4,7 @@ import { FILTERS, type ListParameters } from '../../../src/modules/forum/topic-l
 import { expectSpecMatchesContract } from '../../support/filter-spec.js';
 
 /*
- * The forum topic list declare each filter once (`FILTERS` in forum/topic-list-repository.ts): the
+ * The forum topic list declares each filter once (`FILTERS` in forum/topic-list-repository.ts): the
  * page and its count apply it through the base query.
  */
 
