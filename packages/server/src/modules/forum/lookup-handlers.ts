@@ -42,7 +42,7 @@ export const lookupHandlers: ModuleHandlers<LookupOps> = {
     const auth = caller(req);
     const page = req.query.page ?? 1;
     const limit = req.query.limit ?? 10;
-    const { rows, total } = await listReports(req.server.db, auth.userId, req.query.status, page, limit);
+    const { rows, total } = await listReports(req.server.db, auth.userId, req.query, page, limit);
     return {
       message: 'Reports retrieved successfully',
       result: {

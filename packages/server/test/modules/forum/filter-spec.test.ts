@@ -1,0 +1,26 @@
+import { describe, it } from 'vitest';
+import type { FilterSpecs } from '../../../src/lib/filter-spec.js';
+import { MY_REPORT_FILTERS, type MyReportListParameters } from '../../../src/modules/forum/interaction-repository.js';
+import { FILTERS, type ListParameters } from '../../../src/modules/forum/topic-list-repository.js';
+import { expectSpecMatchesContract } from '../../support/filter-spec.js';
+
+/*
+ * The forum topic list and a user's report list declare each filter once (`FILTERS` in
+ * forum/topic-list-repository.ts, `MY_REPORT_FILTERS` in forum/interaction-repository.ts): the page
+ * and its count apply it through the list's query.
+ */
+
+// Compile-time proof (`pnpm typecheck`): a query parameter the contract adds to one of these
+// operations without a spec leaves its spec incomplete. If the mapped type ever stopped being
+// exhaustive, these directives would be unused and tsc would fail on them instead.
+// @ts-expect-error Property 'newFilter' is missing: every filter parameter needs its spec.
+export const incompleteTopics: FilterSpecs<ListParameters & { newFilter?: string }> = FILTERS;
+// @ts-expect-error Property 'newFilter' is missing: every filter parameter needs its spec.
+export const incompleteReports: FilterSpecs<MyReportListParameters & { newFilter?: string }> = MY_REPORT_FILTERS;
+
+describe("the filter specs of the forum topic list and of a user's reports", () => {
+  it('handle every query parameter the contract gives each list, each once', () => {
+    expectSpecMatchesContract(FILTERS, ['listForumTopics']);
+    expectSpecMatchesContract(MY_REPORT_FILTERS, ['listMyForumReports']);
+  });
+});
