@@ -8,7 +8,6 @@ import { fetchIdPage } from '../../lib/id-paging.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { AuthContext } from '../../plugins/security.js';
 import { containing } from '../../lib/text.js';
-import type { Defaulted, Query } from '../../http/handlers.js';
 
 /** Who an answer is for: what targeting compares with (the caller's role code and country code). */
 export interface Audience {
@@ -239,34 +238,44 @@ export function listCategories(db: Kysely<Database>, audience: Audience, now: Da
 }
 export type CategoryRow = Awaited<ReturnType<typeof listCategories>>[number];
 
-/** The visible announcements of one priority, read or unread by the caller, newest first: at most 50 and the total. */
-export function listImportant(
-  db: Kysely<Database>,
-  audience: Audience,
-  userId: number,
-  now: Date,
-  priority: Priority,
-  unread: boolean | undefined,
-) {
-  let query = db
+const importantFrom = (db: Kysely<Database>) =>
+  db
     .selectFrom('announcements as a')
     .leftJoin('categories as c', 'c.id', 'a.category_id')
     .select(['a.id', 'a.title', 'a.summary', 'a.priority', 'a.published_at', 'a.expires_at', 'a.created_at'])
-    .select(['c.name as category_name', 'c.color as category_color', 'c.icon as category_icon'])
-    .where(visibleTo(audience, now))
-    .where('a.priority', '=', priority);
-  if (unread !== undefined) {
-    query = query.where((eb) => {
+    .select(['c.name as category_name', 'c.color as category_color', 'c.icon as category_icon']);
+
+/** The query parameters of the important list, as the contract declares them. */
+export type ImportantListParameters = NonNullable<operations['listImportantAnnouncements']['parameters']['query']>;
+
+/**
+ * Each filter of the important list, declared once (lib/filter-spec.ts). Typed from the contract: a
+ * query parameter of `listImportantAnnouncements` with no entry here is a type error.
+ */
+export const IMPORTANT_FILTERS: FilterSpecs<ImportantListParameters, WhereOf<ReturnType<typeof importantFrom>>> = {
+  priority: { bind: same, where: (eb, v) => eb('a.priority', '=', v as Priority), columns: ['a.priority'] },
+  // Read or unread by the caller (`userId`): two conditions of different shapes.
+  unread: {
+    bind: same,
+    where: (eb, v, p) => {
       const read = eb.exists(
         eb
           .selectFrom('announcement_reads as ar')
           .select('ar.user_id')
           .whereRef('ar.announcement_id', '=', 'a.id')
-          .where('ar.user_id', '=', userId),
+          .where('ar.user_id', '=', p.userId as number),
       );
-      return unread ? eb.not(read) : read;
-    });
-  }
+      return v ? eb.not(read) : read;
+    },
+    columns: ['a.id'],
+    structure: true,
+  },
+};
+const IMPORTANT_FILTER = filters(IMPORTANT_FILTERS);
+
+/** The visible announcements of one priority, read or unread by the caller, newest first: at most 50 and the total. */
+export function listImportant(db: Kysely<Database>, audience: Audience, userId: number, now: Date, f: ImportantListParameters) {
+  const query = IMPORTANT_FILTER.apply(importantFrom(db).where(visibleTo(audience, now)), IMPORTANT_FILTER.bind(f, { userId }));
   return fetchPage(query.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), 1, 50);
 }
 export type ImportantRow = Awaited<ReturnType<typeof listImportant>>['rows'][number];

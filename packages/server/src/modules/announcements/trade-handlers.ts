@@ -163,7 +163,13 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     const auth = caller(req);
     const { db } = req.server;
     const audience = await audienceOf(db, auth);
-    const { rows, total } = await listImportant(db, audience, auth.userId, new Date(), req.query.priority ?? 'HIGH', req.query.unread);
+    const { rows, total } = await listImportant(
+      db,
+      audience,
+      auth.userId,
+      new Date(),
+      Object.assign({}, req.query, { priority: req.query.priority ?? 'HIGH' }),
+    );
     return {
       message: 'Important announcements retrieved successfully',
       result: { count: total, announcements: rows.map(toImportant) },

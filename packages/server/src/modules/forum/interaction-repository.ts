@@ -197,21 +197,33 @@ export function forumCategories(db: Db) {
 }
 export type CategoryRow = NonNullable<Awaited<ReturnType<ReturnType<typeof forumCategories>['executeTakeFirst']>>>;
 
-/** Active tags, most used on visible forum topics first, then by name (a query shape: compiled once per filter set). */
-const tagList = queryShape({ values: ['pattern', 'limit'] }, (db, p: { pattern: string | undefined; limit: number }) =>
+const activeTags = (db: Db) =>
   db
     .selectFrom('tags as tg')
     .select(['tg.id', 'tg.name', 'tg.color'])
     // Visible topics carrying the tag: a counter the database keeps (migrations 0009 and 0016).
     .select(liveCount('tags.visible_topics_count', 'tg').as('usage_count'))
-    .where('tg.is_active', '=', true)
-    .$if(p.pattern !== undefined, (q) => q.where('tg.name', 'ilike', p.pattern!))
-    .orderBy('usage_count', 'desc')
-    .orderBy('tg.name')
-    .orderBy('tg.id')
-    .limit(p.limit),
+    .where('tg.is_active', '=', true);
+
+/** The query parameters of the tag lookup, as the contract declares them. */
+export type TagListParameters = NonNullable<operations['listForumTags']['parameters']['query']>;
+
+/**
+ * Each filter of the tag lookup, declared once (lib/filter-spec.ts). Typed from the contract: a
+ * query parameter of `listForumTags` with no entry here (and not a paging one) is a type error.
+ */
+export const TAG_FILTERS: FilterSpecs<TagListParameters, WhereOf<ReturnType<typeof activeTags>>> = {
+  search: { bind: containing, where: (eb, v) => eb('tg.name', 'ilike', v as string), columns: ['tg.name'], text: true },
+};
+const TAG_FILTER = filters(TAG_FILTERS);
+
+/** Active tags, most used on visible forum topics first, then by name (a query shape: compiled once per filter set). */
+const tagList = queryShape(
+  { values: [...TAG_FILTER.values, 'limit'], structure: TAG_FILTER.structure },
+  (db, p: BoundFilters<TagListParameters> & { limit: number }) =>
+    TAG_FILTER.apply(activeTags(db), p).orderBy('usage_count', 'desc').orderBy('tg.name').orderBy('tg.id').limit(p.limit),
 );
 
-export function forumTags(db: Db, search: string | undefined, limit: number) {
-  return tagList.execute(db, { pattern: search === undefined ? undefined : containing(search), limit });
+export function forumTags(db: Db, f: TagListParameters, limit: number) {
+  return tagList.execute(db, TAG_FILTER.bind(f, { limit }));
 }

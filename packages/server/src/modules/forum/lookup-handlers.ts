@@ -25,7 +25,7 @@ export const lookupHandlers: ModuleHandlers<LookupOps> = {
 
   async listForumTags(req) {
     caller(req);
-    const rows = await forumTags(req.server.db, req.query.search, req.query.limit ?? 20);
+    const rows = await forumTags(req.server.db, req.query, req.query.limit ?? 20);
     return {
       message: 'Tags retrieved successfully',
       result: rows.map((t) => ({

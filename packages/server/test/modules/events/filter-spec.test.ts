@@ -8,9 +8,9 @@ import { expectSpecMatchesContract } from '../../support/filter-spec.js';
  * the page and its count.
  */
 
-// Compile-time proof (`pnpm typecheck`): a query parameter the contract adds to `listEvents` without
-// a spec leaves `FILTERS` incomplete. If the mapped type ever stopped being exhaustive, this
-// directive would be unused and tsc would fail on it instead.
+// Compile-time proof (`pnpm typecheck`): a query parameter the contract adds to `listEvents`
+// without a spec leaves `FILTERS` incomplete. If the mapped type ever stopped being exhaustive,
+// this directive would be unused and tsc would fail on it instead.
 // @ts-expect-error Property 'newFilter' is missing: every filter parameter needs its spec.
 export const incomplete: FilterSpecs<ListParameters & { newFilter?: string }> = FILTERS;
 

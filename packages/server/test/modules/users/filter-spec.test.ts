@@ -5,9 +5,9 @@ import { SESSION_FILTERS, type SessionListParameters } from '../../../src/module
 import { expectSpecMatchesContract } from '../../support/filter-spec.js';
 
 /*
- * The account and session lists declare each filter once (`FILTERS` in
- * users/account-repository.ts, `SESSION_FILTERS` in users/repository.ts): the page and its count
- * apply it through the list's query.
+ * The account and session lists declare each filter once (`FILTERS` in users/account-repository.ts,
+ * `SESSION_FILTERS` in users/repository.ts): the page and its count apply it through the list's
+ * query.
  */
 
 // Compile-time proof (`pnpm typecheck`): a query parameter the contract adds to one of these
