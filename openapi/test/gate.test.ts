@@ -36,8 +36,12 @@ const setVersion = (to: string) => (dir: string) =>
   });
 const requireVehicleTypeFilter = (dir: string) =>
   editYaml(join(dir, 'paths/trade_transports.yaml'), (doc) => {
-    const parameter = doc.get.parameters.find((p: any) => p.name === 'vehicleTypeId');
-    parameter.required = true;
+    // The parameter is shared with the other transport lists (components/parameters): listTransports
+    // gets its own copy of it, required.
+    const parameters = doc.get.parameters;
+    const at = parameters.findIndex((p: any) => p.$ref === '../components/parameters/TransportVehicleTypeId.yaml');
+    const shared = parse(readFileSync(join(dir, 'components/parameters/TransportVehicleTypeId.yaml'), 'utf8'));
+    parameters[at] = Object.assign(shared, { required: true });
   });
 const addOptionalRequestField = (dir: string) =>
   editYaml(join(dir, 'components/schemas/TransportCreateRequest.yaml'), (doc) => {

@@ -10042,12 +10042,24 @@ export interface components {
          * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
          */
         Cursor: string;
+        /** @description Only transports in this status. */
+        TransportStatusFilter: components["schemas"]["TransportStatus"];
+        /** @description Only transports of this vehicle type. */
+        TransportVehicleTypeId: number;
+        /** @description Case-insensitive substring of the loading point. */
+        TransportLoadingPoint: string;
+        /** @description Case-insensitive substring of the unloading point. */
+        TransportUnloadingPoint: string;
+        /** @description Only transports of this customer. */
+        TransportCustomerId: number;
         /** @description Range start (inclusive), ISO 8601 date-time. */
         StartDate: string;
         /** @description Range end (inclusive), ISO 8601 date-time. */
         EndDate: string;
         /** @description Case-insensitive text search; the operation's description names the fields searched. */
         Search: string;
+        /** @description Sort field. */
+        TransportSortBy: "createdAt" | "loadingNumber" | "status";
         /** @description Sort direction. */
         SortOrder: "ASC" | "DESC";
         /**
@@ -10073,14 +10085,53 @@ export interface components {
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         IfMatch: string;
+        /** @description Only complaints in this status. */
+        ComplaintStatusFilter: components["schemas"]["ComplaintStatus"];
         /** @description Filter by country. */
         CountryId: number;
+        /** @description Only complaints of this complaint type. */
+        ComplaintTypeId: number;
+        /** @description Only complaints created at or after this instant (ISO 8601). */
+        ComplaintStartAtFrom: string;
+        /** @description Only complaints created at or before this instant (ISO 8601). */
+        ComplaintStartAtTo: string;
+        /** @description Case-insensitive text search in the label. */
+        ComplaintLabel: string;
+        /** @description Sort field. */
+        ComplaintSortBy: "createdAt" | "updatedAt" | "status";
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
         Limit50: number;
+        /** @description Only reports in this status. */
+        ForumReportStatusFilter: components["schemas"]["ForumReportStatus"];
+        /** @description Only announcements of this category. */
+        AnnouncementCategoryId: number;
+        /** @description Only announcements of this priority. */
+        AnnouncementPriorityFilter: components["schemas"]["AnnouncementPriority"];
+        /** @description Only tutorials of this difficulty. */
+        TutorialDifficultyFilter: components["schemas"]["TutorialDifficulty"];
+        /** @description Only tutorials of this length class. */
+        TutorialDurationFilter: components["schemas"]["TutorialDuration"];
+        /**
+         * @description Comma-separated tag ids; tutorials carrying at least one of them.
+         * @example 3,14
+         */
+        TutorialTags: string;
+        /** @description Sort field. */
+        ActorSortBy: "createdAt" | "lastName" | "firstName";
+        /** @description Only complaints assigned to this user (user id). */
+        ComplaintAssignedTo: number;
+        /** @description Only complaints created by this user (user id). */
+        ComplaintCreatedBy: number;
         /** @description Only the notifications in this delivery status. */
         NotificationStatusFilter: "QUEUED" | "SENT" | "FAILED";
+        /** @description Only transports created by this user id. */
+        TransportCreatedBy: number;
+        /** @description Only transports created by users of this organization or of its descendants. */
+        TransportOrganizationId: number;
         /** @description Only active (`true`) or only inactive (`false`) entries; both when omitted. */
         IsActive: boolean;
+        /** @description Sort field. */
+        UsageSortBy: "name" | "createdAt" | "usageCount";
         /** @description The event's id (`evt_` and 24 hexadecimal characters). */
         EventIdPath: string;
         /**
@@ -10444,15 +10495,15 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only transports in this status. */
-                status?: components["schemas"]["TransportStatus"];
+                status?: components["parameters"]["TransportStatusFilter"];
                 /** @description Only transports of this vehicle type. */
-                vehicleTypeId?: number;
+                vehicleTypeId?: components["parameters"]["TransportVehicleTypeId"];
                 /** @description Case-insensitive substring of the loading point. */
-                loadingPoint?: string;
+                loadingPoint?: components["parameters"]["TransportLoadingPoint"];
                 /** @description Case-insensitive substring of the unloading point. */
-                unloadingPoint?: string;
+                unloadingPoint?: components["parameters"]["TransportUnloadingPoint"];
                 /** @description Only transports of this customer. */
-                customerId?: number;
+                customerId?: components["parameters"]["TransportCustomerId"];
                 /** @description Range start (inclusive), ISO 8601 date-time. */
                 startDate?: components["parameters"]["StartDate"];
                 /** @description Range end (inclusive), ISO 8601 date-time. */
@@ -10460,7 +10511,7 @@ export interface operations {
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "loadingNumber" | "status";
+                sortBy?: components["parameters"]["TransportSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -10928,19 +10979,19 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only complaints in this status. */
-                status?: components["schemas"]["ComplaintStatus"];
+                status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
                 countryId?: components["parameters"]["CountryId"];
                 /** @description Only complaints of this complaint type. */
-                complaintTypeId?: number;
+                complaintTypeId?: components["parameters"]["ComplaintTypeId"];
                 /** @description Only complaints created at or after this instant (ISO 8601). */
-                startAtFrom?: string;
+                startAtFrom?: components["parameters"]["ComplaintStartAtFrom"];
                 /** @description Only complaints created at or before this instant (ISO 8601). */
-                startAtTo?: string;
+                startAtTo?: components["parameters"]["ComplaintStartAtTo"];
                 /** @description Case-insensitive text search in the label. */
-                label?: string;
+                label?: components["parameters"]["ComplaintLabel"];
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "updatedAt" | "status";
+                sortBy?: components["parameters"]["ComplaintSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -12998,7 +13049,7 @@ export interface operations {
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
                 /** @description Only reports in this status. */
-                status?: components["schemas"]["ForumReportStatus"];
+                status?: components["parameters"]["ForumReportStatusFilter"];
             };
             header?: never;
             path?: never;
@@ -13074,11 +13125,11 @@ export interface operations {
                 /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
                 limit?: components["parameters"]["Limit50"];
                 /** @description Only announcements of this category. */
-                categoryId?: number;
+                categoryId?: components["parameters"]["AnnouncementCategoryId"];
                 /** @description Only `PUBLISHED` is accepted on the user side (the default and the only status users see). */
                 status?: "PUBLISHED";
                 /** @description Only announcements of this priority. */
-                priority?: components["schemas"]["AnnouncementPriority"];
+                priority?: components["parameters"]["AnnouncementPriorityFilter"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Range start (inclusive), ISO 8601 date-time. */
@@ -13443,16 +13494,16 @@ export interface operations {
                 /** @description Only tutorials of this category (category id). */
                 category?: number;
                 /** @description Only tutorials of this difficulty. */
-                difficulty?: components["schemas"]["TutorialDifficulty"];
+                difficulty?: components["parameters"]["TutorialDifficultyFilter"];
                 /** @description Only tutorials of this length class. */
-                duration?: components["schemas"]["TutorialDuration"];
+                duration?: components["parameters"]["TutorialDurationFilter"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /**
                  * @description Comma-separated tag ids; tutorials carrying at least one of them.
                  * @example 3,14
                  */
-                tags?: string;
+                tags?: components["parameters"]["TutorialTags"];
                 /** @description Sort order (each with a fixed direction, see the description). */
                 sortBy?: "recent" | "popular" | "rating" | "duration";
             };
@@ -13743,7 +13794,7 @@ export interface operations {
                  * @description Comma-separated tag ids; tutorials carrying at least one of them.
                  * @example 3,14
                  */
-                tags?: string;
+                tags?: components["parameters"]["TutorialTags"];
                 /** @description Minimum average rating. */
                 minRating?: number;
                 /** @description Maximum estimated time, in minutes. */
@@ -13907,7 +13958,7 @@ export interface operations {
                 /** @description Only administrators of this organization (not its descendants). */
                 organizationId?: number;
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "lastName" | "firstName";
+                sortBy?: components["parameters"]["ActorSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -14458,7 +14509,7 @@ export interface operations {
                 /** @description Only agents of this organization (not its descendants). */
                 organizationId?: number;
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "lastName" | "firstName";
+                sortBy?: components["parameters"]["ActorSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -15007,7 +15058,7 @@ export interface operations {
                 /** @description Only active (true) or inactive (false) customers. */
                 isActive?: boolean;
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "lastName" | "firstName";
+                sortBy?: components["parameters"]["ActorSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -16758,25 +16809,25 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only complaints in this status. */
-                status?: components["schemas"]["ComplaintStatus"];
+                status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
                 countryId?: components["parameters"]["CountryId"];
                 /** @description Only complaints of this complaint type. */
-                complaintTypeId?: number;
+                complaintTypeId?: components["parameters"]["ComplaintTypeId"];
                 /** @description Only complaints created at or after this instant (ISO 8601). */
-                startAtFrom?: string;
+                startAtFrom?: components["parameters"]["ComplaintStartAtFrom"];
                 /** @description Only complaints created at or before this instant (ISO 8601). */
-                startAtTo?: string;
+                startAtTo?: components["parameters"]["ComplaintStartAtTo"];
                 /** @description Case-insensitive text search in the label. */
-                label?: string;
+                label?: components["parameters"]["ComplaintLabel"];
                 /** @description Only complaints assigned to this user (user id). */
-                assignedTo?: number;
+                assignedTo?: components["parameters"]["ComplaintAssignedTo"];
                 /** @description Only complaints created by this user (user id). */
-                createdBy?: number;
+                createdBy?: components["parameters"]["ComplaintCreatedBy"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "updatedAt" | "status";
+                sortBy?: components["parameters"]["ComplaintSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -17342,19 +17393,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only transports in this status. */
-                status?: components["schemas"]["TransportStatus"];
+                status?: components["parameters"]["TransportStatusFilter"];
                 /** @description Only transports of this vehicle type. */
-                vehicleTypeId?: number;
+                vehicleTypeId?: components["parameters"]["TransportVehicleTypeId"];
                 /** @description Case-insensitive substring of the loading point. */
-                loadingPoint?: string;
+                loadingPoint?: components["parameters"]["TransportLoadingPoint"];
                 /** @description Case-insensitive substring of the unloading point. */
-                unloadingPoint?: string;
+                unloadingPoint?: components["parameters"]["TransportUnloadingPoint"];
                 /** @description Only transports of this customer. */
-                customerId?: number;
+                customerId?: components["parameters"]["TransportCustomerId"];
                 /** @description Only transports created by this user id. */
-                createdBy?: number;
+                createdBy?: components["parameters"]["TransportCreatedBy"];
                 /** @description Only transports created by users of this organization or of its descendants. */
-                organizationId?: number;
+                organizationId?: components["parameters"]["TransportOrganizationId"];
                 /** @description Range start (inclusive), ISO 8601 date-time. */
                 startDate?: components["parameters"]["StartDate"];
                 /** @description Range end (inclusive), ISO 8601 date-time. */
@@ -17395,21 +17446,21 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only complaints in this status. */
-                status?: components["schemas"]["ComplaintStatus"];
+                status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
                 countryId?: components["parameters"]["CountryId"];
                 /** @description Only complaints of this complaint type. */
-                complaintTypeId?: number;
+                complaintTypeId?: components["parameters"]["ComplaintTypeId"];
                 /** @description Only complaints created at or after this instant (ISO 8601). */
-                startAtFrom?: string;
+                startAtFrom?: components["parameters"]["ComplaintStartAtFrom"];
                 /** @description Only complaints created at or before this instant (ISO 8601). */
-                startAtTo?: string;
+                startAtTo?: components["parameters"]["ComplaintStartAtTo"];
                 /** @description Case-insensitive text search in the label. */
-                label?: string;
+                label?: components["parameters"]["ComplaintLabel"];
                 /** @description Only complaints assigned to this user (user id). */
-                assignedTo?: number;
+                assignedTo?: components["parameters"]["ComplaintAssignedTo"];
                 /** @description Only complaints created by this user (user id). */
-                createdBy?: number;
+                createdBy?: components["parameters"]["ComplaintCreatedBy"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
             };
@@ -17501,19 +17552,19 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Only transports in this status. */
-                status?: components["schemas"]["TransportStatus"];
+                status?: components["parameters"]["TransportStatusFilter"];
                 /** @description Only transports of this vehicle type. */
-                vehicleTypeId?: number;
+                vehicleTypeId?: components["parameters"]["TransportVehicleTypeId"];
                 /** @description Case-insensitive substring of the loading point. */
-                loadingPoint?: string;
+                loadingPoint?: components["parameters"]["TransportLoadingPoint"];
                 /** @description Case-insensitive substring of the unloading point. */
-                unloadingPoint?: string;
+                unloadingPoint?: components["parameters"]["TransportUnloadingPoint"];
                 /** @description Only transports of this customer. */
-                customerId?: number;
+                customerId?: components["parameters"]["TransportCustomerId"];
                 /** @description Only transports created by this user id. */
-                createdBy?: number;
+                createdBy?: components["parameters"]["TransportCreatedBy"];
                 /** @description Only transports created by users of this organization or of its descendants. */
-                organizationId?: number;
+                organizationId?: components["parameters"]["TransportOrganizationId"];
                 /** @description Range start (inclusive), ISO 8601 date-time. */
                 startDate?: components["parameters"]["StartDate"];
                 /** @description Range end (inclusive), ISO 8601 date-time. */
@@ -17521,7 +17572,7 @@ export interface operations {
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
-                sortBy?: "createdAt" | "loadingNumber" | "status";
+                sortBy?: components["parameters"]["TransportSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -17966,7 +18017,7 @@ export interface operations {
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
                 /** @description Only reports in this status. */
-                status?: components["schemas"]["ForumReportStatus"];
+                status?: components["parameters"]["ForumReportStatusFilter"];
                 /** @description Only reports with this reason. */
                 reason?: components["schemas"]["ForumReportReason"];
                 /** @description Only reports on messages of this topic. */
@@ -18334,7 +18385,7 @@ export interface operations {
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
-                sortBy?: "name" | "createdAt" | "usageCount";
+                sortBy?: components["parameters"]["UsageSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -19481,7 +19532,7 @@ export interface operations {
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /** @description Sort field. */
-                sortBy?: "name" | "createdAt" | "usageCount";
+                sortBy?: components["parameters"]["UsageSortBy"];
                 /** @description Sort direction. */
                 sortOrder?: components["parameters"]["SortOrder"];
             };
@@ -21040,9 +21091,9 @@ export interface operations {
                 /** @description Only announcements with this (reported) status. */
                 status?: components["schemas"]["AnnouncementStatus"];
                 /** @description Only announcements of this priority. */
-                priority?: components["schemas"]["AnnouncementPriority"];
+                priority?: components["parameters"]["AnnouncementPriorityFilter"];
                 /** @description Only announcements of this category. */
-                categoryId?: number;
+                categoryId?: components["parameters"]["AnnouncementCategoryId"];
                 /** @description Only announcements written by this user. */
                 authorId?: number;
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
@@ -21526,9 +21577,9 @@ export interface operations {
                 /** @description Only tutorials with this status. */
                 status?: components["schemas"]["TutorialStatus"];
                 /** @description Only tutorials of this difficulty. */
-                difficulty?: components["schemas"]["TutorialDifficulty"];
+                difficulty?: components["parameters"]["TutorialDifficultyFilter"];
                 /** @description Only tutorials of this length class. */
-                duration?: components["schemas"]["TutorialDuration"];
+                duration?: components["parameters"]["TutorialDurationFilter"];
                 /** @description Only tutorials of this category. */
                 categoryId?: number;
                 /** @description Only tutorials written by this user. */

@@ -119,7 +119,7 @@ describe('keyset paging (cursor) and the page cap', () => {
       expect(beyond.total_pages).toBe(Math.ceil(beyond.total / 5));
       // The count reads at most COUNT_CAP + 1 of the joined rows, whatever the topic's size.
       const statements: string[] = [];
-      const page = await fetchPage(shownMessagesOf(id, author_id), 1, 5, recording(statements));
+      const page = await fetchPage(shownMessagesOf(id, author_id, {}), 1, 5, recording(statements));
       expect(page.total).toBe(beyond.total);
       expect(page.rows).toHaveLength(5);
       // The whole-list count (before: `count(*) as "total"` over every joined row) is the capped one.

@@ -76,3 +76,16 @@ export function responseExamples(operationId: OperationId, status: number): Reco
   const examples = (response.content?.['application/json']?.examples ?? {}) as Record<string, Record<string, any>>;
   return Object.fromEntries(Object.entries(examples).map(([name, example]) => [name, deref(example).value]));
 }
+
+/** The query parameters the contract gives these operations (shared ones followed through `$ref`s), each once. */
+export function queryParameterNames(operationIds: OperationId[]): string[] {
+  const names = operationIds.flatMap((id) => {
+    const info = operationById.get(id);
+    if (!info) throw new Error(`unknown operation ${id}`);
+    return ((info.operation.parameters ?? []) as Array<Record<string, any>>)
+      .map(deref)
+      .filter((p) => p.in === 'query')
+      .map((p) => p.name as string);
+  });
+  return [...new Set(names)];
+}

@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { ActorRole, ActorUpdate, Database, NewActor } from '../../db/schema.js';
 import { fetchIdPage } from '../../lib/id-paging.js';
 import { containing } from '../../lib/text.js';
@@ -54,43 +56,53 @@ export type ActorFilters = Defaulted<Omit<Query<'listAdmins'>, 'page' | 'limit'>
 
 const SORT_COLUMNS = { createdAt: 'a.created_at', lastName: 'a.last_name', firstName: 'a.first_name' } as const;
 
-interface BaseParams extends TeamScope {
-  role: ActorRole;
-  pattern: string | undefined;
-  isActive: boolean | undefined;
-  organizationId: number | undefined;
-  sortBy: ActorFilters['sortBy'];
-  sortOrder: ActorFilters['sortOrder'];
-}
+/** The query parameters of the three actor lists, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listAdmins']['parameters']['query']> &
+  NonNullable<operations['listAgents']['parameters']['query']> &
+  NonNullable<operations['listCustomers']['parameters']['query']>;
+
+const actorsFrom = (db: Kysely<Database>) => db.selectFrom('actors as a');
+type Where = WhereOf<ReturnType<typeof actorsFrom>>;
+
+/**
+ * Each filter of the actor lists, declared once (lib/filter-spec.ts), applied by `baseQuery` to
+ * the page and its count. Typed from the contract: a query parameter of `listAdmins`, `listAgents`
+ * or `listCustomers` with no entry here (and not a paging one) is a type error. The order is the
+ * order of the conditions in the statement.
+ */
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
+  search: {
+    bind: containing,
+    // The expression of the trigram index actors_search_trgm_idx (migration 0007): names, e-mail and phone.
+    where: (eb, v) =>
+      eb(sql`a.first_name || ' ' || a.last_name || ' ' || coalesce(a.email, '') || ' ' || coalesce(a.phone, '')`, 'ilike', v as string),
+    columns: ['a.first_name', 'a.last_name', 'a.email', 'a.phone'],
+    text: true,
+  },
+  isActive: { bind: same, where: (eb, v) => eb('a.is_active', '=', v as boolean), columns: ['a.is_active'] },
+  organizationId: { bind: same, where: (eb, v) => eb('a.organization_id', '=', v as number), columns: ['a.organization_id'] },
+};
+const FILTER = filters(FILTERS);
+
+type BaseParams = TeamScope &
+  BoundFilters<ListParameters> & {
+    role: ActorRole;
+    sortBy: ActorFilters['sortBy'];
+    sortOrder: ActorFilters['sortOrder'];
+  };
 
 function baseQuery(db: Kysely<Database>, scope: Expression<SqlBool>, p: Omit<BaseParams, keyof TeamScope>) {
   const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
-  let base = db.selectFrom('actors as a').where('a.actor_role', '=', p.role).where(scope);
-  if (p.pattern !== undefined) {
-    // The expression of the trigram index actors_search_trgm_idx (migration 0007): names, e-mail and phone.
-    base = base.where(
-      sql`a.first_name || ' ' || a.last_name || ' ' || coalesce(a.email, '') || ' ' || coalesce(a.phone, '')`,
-      'ilike',
-      p.pattern,
-    );
-  }
-  if (p.isActive !== undefined) base = base.where('a.is_active', '=', p.isActive);
-  if (p.organizationId !== undefined) base = base.where('a.organization_id', '=', p.organizationId);
+  const base = FILTER.apply(actorsFrom(db).where('a.actor_role', '=', p.role).where(scope), p);
   return base.orderBy(SORT_COLUMNS[p.sortBy], direction).orderBy('a.id', direction);
 }
 
-const baseParams = (role: ActorRole, f: Omit<ActorFilters, 'page' | 'limit'>) => ({
-  role,
-  pattern: f.search === undefined ? undefined : containing(f.search),
-  isActive: f.isActive,
-  organizationId: f.organizationId,
-  sortBy: f.sortBy,
-  sortOrder: f.sortOrder,
-});
+const baseParams = (role: ActorRole, f: Omit<ActorFilters, 'page' | 'limit'>) =>
+  FILTER.bind(f, { role, sortBy: f.sortBy, sortOrder: f.sortOrder });
 
 /** The base query as a query shape (lib/query-shape.ts): compiled once per family, scope, filters and order. */
 const baseShape = queryShape<BaseParams, unknown>(
-  { values: ['teamId', 'pattern', 'isActive', 'organizationId'], structure: ['role', 'scope', 'sortBy', 'sortOrder'] },
+  { values: ['teamId', ...FILTER.values], structure: ['role', 'scope', 'sortBy', 'sortOrder', ...FILTER.structure] },
   (db, p) => baseQuery(db, withinTeamScope(p, 'a.organization_id'), p),
 );
 

@@ -1,5 +1,7 @@
+import type { operations } from '@transport-ops/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { AnnouncementStatus, AnnouncementUpdate, Database, NewAnnouncement } from '../../db/schema.js';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
+import type { AnnouncementStatus, AnnouncementUpdate, Database, NewAnnouncement, Priority } from '../../db/schema.js';
 import { fetchIdPage } from '../../lib/id-paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { containing } from '../../lib/text.js';
@@ -31,39 +33,52 @@ function hasReportedStatus(status: AnnouncementStatus, now: Date) {
   }
 }
 
-interface AdminListParams {
-  status: AnnouncementStatus | undefined;
+/** The query parameters of the administrators' list, as the contract declares them. */
+export type AdminListParameters = NonNullable<operations['listAdminAnnouncements']['parameters']['query']>;
+
+const announcementsFrom = (db: Kysely<Database>) => db.selectFrom('announcements as a');
+type Where = WhereOf<ReturnType<typeof announcementsFrom>>;
+
+/**
+ * Each filter of the administrators' list, declared once (lib/filter-spec.ts), applied by the
+ * query shape to the page and its count. Typed from the contract: a query parameter of
+ * `listAdminAnnouncements` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions in the statement.
+ */
+export const ADMIN_FILTERS: FilterSpecs<AdminListParameters, Where> = {
+  // The reported status depends on the instant (`now`, bound) and differs in shape by value.
+  status: {
+    bind: same,
+    where: (_eb, v, p) => hasReportedStatus(v as AnnouncementStatus, p.now as Date),
+    columns: ['a.status', 'a.expires_at'],
+    structure: true,
+  },
+  priority: { bind: same, where: (eb, v) => eb('a.priority', '=', v as Priority), columns: ['a.priority'] },
+  categoryId: { bind: same, where: (eb, v) => eb('a.category_id', '=', v as number), columns: ['a.category_id'] },
+  authorId: { bind: same, where: (eb, v) => eb('a.author_id', '=', v as number), columns: ['a.author_id'] },
+  search: {
+    bind: containing,
+    where: (eb, v) =>
+      eb.or([eb('a.title', 'ilike', v as string), eb('a.summary', 'ilike', v as string), eb('a.content', 'ilike', v as string)]),
+    columns: ['a.title', 'a.summary', 'a.content'],
+    text: true,
+  },
+  startDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.created_at', '>=', v as Date), columns: ['a.created_at'] },
+  endDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.created_at', '<=', v as Date), columns: ['a.created_at'] },
+};
+const ADMIN_FILTER = filters(ADMIN_FILTERS);
+
+type AdminListParams = BoundFilters<AdminListParameters> & {
   now: Date;
-  priority: AdminListQuery['priority'];
-  categoryId: number | undefined;
-  authorId: number | undefined;
-  pattern: string | undefined;
-  startDate: Date | undefined;
-  endDate: Date | undefined;
   sortBy: AdminListQuery['sortBy'];
   direction: 'asc' | 'desc';
-}
+};
 
 /** The administration list's base table, filtered and ordered (a query shape: compiled once per combination). */
 const adminList = queryShape(
-  {
-    values: ['now', 'priority', 'categoryId', 'authorId', 'pattern', 'startDate', 'endDate'],
-    structure: ['status', 'sortBy', 'direction'],
-  },
+  { values: ['now', ...ADMIN_FILTER.values], structure: ['sortBy', 'direction', ...ADMIN_FILTER.structure] },
   (db, p: AdminListParams) => {
-    let query = db.selectFrom('announcements as a');
-    if (p.status !== undefined) query = query.where(hasReportedStatus(p.status, p.now));
-    if (p.priority !== undefined) query = query.where('a.priority', '=', p.priority);
-    if (p.categoryId !== undefined) query = query.where('a.category_id', '=', p.categoryId);
-    if (p.authorId !== undefined) query = query.where('a.author_id', '=', p.authorId);
-    const pattern = p.pattern;
-    if (pattern !== undefined) {
-      query = query.where((eb) =>
-        eb.or([eb('a.title', 'ilike', pattern), eb('a.summary', 'ilike', pattern), eb('a.content', 'ilike', pattern)]),
-      );
-    }
-    if (p.startDate !== undefined) query = query.where('a.created_at', '>=', p.startDate);
-    if (p.endDate !== undefined) query = query.where('a.created_at', '<=', p.endDate);
+    const query = ADMIN_FILTER.apply(announcementsFrom(db), p);
     const direction = p.direction === 'asc' ? sql`asc` : sql`desc`;
     return query.orderBy(sql`${SORT_COLUMNS[p.sortBy]} ${direction} nulls last`).orderBy('a.id', 'desc');
   },
@@ -71,18 +86,7 @@ const adminList = queryShape(
 
 /** One page of every announcement: ids from the filtered base table, then their rows; the total on the base table. */
 export function listAll(db: Kysely<Database>, now: Date, q: AdminListQuery) {
-  const base = adminList.with({
-    status: q.status,
-    now,
-    priority: q.priority,
-    categoryId: q.categoryId,
-    authorId: q.authorId,
-    pattern: q.search === undefined ? undefined : containing(q.search),
-    startDate: q.startDate === undefined ? undefined : new Date(q.startDate),
-    endDate: q.endDate === undefined ? undefined : new Date(q.endDate),
-    sortBy: q.sortBy,
-    direction: q.sortOrder === 'ASC' ? 'asc' : 'desc',
-  } satisfies AdminListParams);
+  const base = adminList.with(ADMIN_FILTER.bind(q, { now, sortBy: q.sortBy, direction: q.sortOrder === 'ASC' ? 'asc' : 'desc' } as const));
   return fetchIdPage(db, base, {
     id: 'a.id',
     page: q.page,

@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Database, Priority } from '../../db/schema.js';
@@ -6,7 +8,6 @@ import { fetchIdPage } from '../../lib/id-paging.js';
 import { fetchPage } from '../../lib/paging.js';
 import type { AuthContext } from '../../lib/identity.js';
 import { containing } from '../../lib/text.js';
-import type { Defaulted, Query } from '../../http/handlers.js';
 
 /** Who an answer is for: what targeting compares with (the caller's role code and country code). */
 export interface Audience {
@@ -116,23 +117,49 @@ const announcementsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[
 /** The rows of the announcements `ids` (any order): the second step of the id-first lists. */
 export const loadAnnouncements = (db: Kysely<Database>, ids: number[]) => announcementsById.execute(db, { ids });
 
-export type UserListQuery = Defaulted<Query<'listAnnouncements'>, 'page' | 'limit'>;
+/** The query parameters of the user-side list, as the contract declares them. */
+export type UserListParameters = NonNullable<operations['listAnnouncements']['parameters']['query']>;
+
+const announcementsFrom = (db: Kysely<Database>) => db.selectFrom('announcements as a');
+type Where = WhereOf<ReturnType<typeof announcementsFrom>>;
+
+/**
+ * Each filter of the user-side list, declared once (lib/filter-spec.ts), applied to the page and
+ * its count. Typed from the contract: a query parameter of `listAnnouncements` with no entry here
+ * (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const USER_FILTERS: FilterSpecs<UserListParameters, Where> = {
+  categoryId: { bind: same, where: (eb, v) => eb('a.category_id', '=', v as number), columns: ['a.category_id'] },
+  priority: { bind: same, where: (eb, v) => eb('a.priority', '=', v as Priority), columns: ['a.priority'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('a.title', 'ilike', v as string), eb('a.content', 'ilike', v as string)]),
+    columns: ['a.title', 'a.content'],
+    text: true,
+  },
+  startDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.published_at', '>=', v as Date), columns: ['a.published_at'] },
+  endDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.published_at', '<=', v as Date), columns: ['a.published_at'] },
+  status: { implied: 'users see published announcements only (`visibleTo`), the one status the parameter accepts' },
+};
+const USER_FILTER = filters(USER_FILTERS);
+
+/** The user-side list's filters as its statement binds them: also what its cache key is made of. */
+export type UserListFilters = BoundFilters<UserListParameters>;
+export const userListFilters = (q: UserListParameters): UserListFilters => USER_FILTER.bind(q, {});
 
 /** One page of the announcements visible to `audience`: ids from the filtered base table, then their rows; the total on the base table. */
-export function listVisible(db: Kysely<Database>, audience: Audience, now: Date, q: UserListQuery) {
-  let base = db.selectFrom('announcements as a').where(visibleTo(audience, now));
-  if (q.categoryId !== undefined) base = base.where('a.category_id', '=', q.categoryId);
-  if (q.priority !== undefined) base = base.where('a.priority', '=', q.priority);
-  if (q.search !== undefined) {
-    const pattern = containing(q.search);
-    base = base.where((eb) => eb.or([eb('a.title', 'ilike', pattern), eb('a.content', 'ilike', pattern)]));
-  }
-  if (q.startDate !== undefined) base = base.where('a.published_at', '>=', new Date(q.startDate));
-  if (q.endDate !== undefined) base = base.where('a.published_at', '<=', new Date(q.endDate));
+export function listVisible(
+  db: Kysely<Database>,
+  audience: Audience,
+  now: Date,
+  f: UserListFilters,
+  page: { page: number; limit: number },
+) {
+  const base = USER_FILTER.apply(announcementsFrom(db).where(visibleTo(audience, now)), f);
   return fetchIdPage(db, base.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), {
     id: 'a.id',
-    page: q.page,
-    limit: q.limit,
+    page: page.page,
+    limit: page.limit,
     load: (ids) => loadAnnouncements(db, ids),
     idOf: (row) => row.id,
   });
@@ -211,34 +238,44 @@ export function listCategories(db: Kysely<Database>, audience: Audience, now: Da
 }
 export type CategoryRow = Awaited<ReturnType<typeof listCategories>>[number];
 
-/** The visible announcements of one priority, read or unread by the caller, newest first: at most 50 and the total. */
-export function listImportant(
-  db: Kysely<Database>,
-  audience: Audience,
-  userId: number,
-  now: Date,
-  priority: Priority,
-  unread: boolean | undefined,
-) {
-  let query = db
+const importantFrom = (db: Kysely<Database>) =>
+  db
     .selectFrom('announcements as a')
     .leftJoin('categories as c', 'c.id', 'a.category_id')
     .select(['a.id', 'a.title', 'a.summary', 'a.priority', 'a.published_at', 'a.expires_at', 'a.created_at'])
-    .select(['c.name as category_name', 'c.color as category_color', 'c.icon as category_icon'])
-    .where(visibleTo(audience, now))
-    .where('a.priority', '=', priority);
-  if (unread !== undefined) {
-    query = query.where((eb) => {
+    .select(['c.name as category_name', 'c.color as category_color', 'c.icon as category_icon']);
+
+/** The query parameters of the important list, as the contract declares them. */
+export type ImportantListParameters = NonNullable<operations['listImportantAnnouncements']['parameters']['query']>;
+
+/**
+ * Each filter of the important list, declared once (lib/filter-spec.ts). Typed from the contract: a
+ * query parameter of `listImportantAnnouncements` with no entry here is a type error.
+ */
+export const IMPORTANT_FILTERS: FilterSpecs<ImportantListParameters, WhereOf<ReturnType<typeof importantFrom>>> = {
+  priority: { bind: same, where: (eb, v) => eb('a.priority', '=', v as Priority), columns: ['a.priority'] },
+  // Read or unread by the caller (`userId`): two conditions of different shapes.
+  unread: {
+    bind: same,
+    where: (eb, v, p) => {
       const read = eb.exists(
         eb
           .selectFrom('announcement_reads as ar')
           .select('ar.user_id')
           .whereRef('ar.announcement_id', '=', 'a.id')
-          .where('ar.user_id', '=', userId),
+          .where('ar.user_id', '=', p.userId as number),
       );
-      return unread ? eb.not(read) : read;
-    });
-  }
+      return v ? eb.not(read) : read;
+    },
+    columns: ['a.id'],
+    structure: true,
+  },
+};
+const IMPORTANT_FILTER = filters(IMPORTANT_FILTERS);
+
+/** The visible announcements of one priority, read or unread by the caller, newest first: at most 50 and the total. */
+export function listImportant(db: Kysely<Database>, audience: Audience, userId: number, now: Date, f: ImportantListParameters) {
+  const query = IMPORTANT_FILTER.apply(importantFrom(db).where(visibleTo(audience, now)), IMPORTANT_FILTER.bind(f, { userId }));
   return fetchPage(query.orderBy('a.published_at', 'desc').orderBy('a.id', 'desc'), 1, 50);
 }
 export type ImportantRow = Awaited<ReturnType<typeof listImportant>>['rows'][number];

@@ -19,7 +19,7 @@ import {
   listImportant,
   listVisible,
   nextExpiry,
-  type UserListQuery,
+  userListFilters,
   userStates,
 } from './repository.js';
 import { announcementExpired, announcementNotFound } from './rules.js';
@@ -59,20 +59,15 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     if (q.startDate !== undefined && q.endDate !== undefined && new Date(q.endDate) < new Date(q.startDate)) {
       throw new ListError(400, 'Validation failed', ['querystring/endDate must not be before startDate']);
     }
-    // Key order is fixed here, so equal queries give equal cache keys.
-    const query: UserListQuery = {
-      page: q.page ?? 1,
-      limit: q.limit ?? 10,
-      categoryId: q.categoryId,
-      priority: q.priority,
-      search: q.search,
-      startDate: q.startDate === undefined ? undefined : iso(q.startDate),
-      endDate: q.endDate === undefined ? undefined : iso(q.endDate),
-    };
+    // The filters as the statement binds them (dates as instants, the search as its pattern), in
+    // the spec's order: equal queries give equal cache keys.
+    const filters = userListFilters(q);
+    const query = { page: q.page ?? 1, limit: q.limit ?? 10 };
     const audience = await audienceOf(db, auth);
     const now = new Date();
-    const page = await announcementCache(req.server).remember(`list:${audienceKey(audience)}:${digest(query)}`, LIST_TTL_MS, async () => {
-      const { rows, total, exact } = await listVisible(db, audience, now, query);
+    const key = `list:${audienceKey(audience)}:${digest([query, filters])}`;
+    const page = await announcementCache(req.server).remember(key, LIST_TTL_MS, async () => {
+      const { rows, total, exact } = await listVisible(db, audience, now, filters, query);
       return {
         value: { data: rows.map(toListItem), meta: Object.assign({}, pageMeta(total, query.page, query.limit), { total_is_exact: exact }) },
         ttlMs: await untilNextExpiry(db, now),
@@ -168,7 +163,13 @@ export const tradeAnnouncementHandlers: ModuleHandlers<TradeOperations> = {
     const auth = caller(req);
     const { db } = req.server;
     const audience = await audienceOf(db, auth);
-    const { rows, total } = await listImportant(db, audience, auth.userId, new Date(), req.query.priority ?? 'HIGH', req.query.unread);
+    const { rows, total } = await listImportant(
+      db,
+      audience,
+      auth.userId,
+      new Date(),
+      Object.assign({}, req.query, { priority: req.query.priority ?? 'HIGH' }),
+    );
     return {
       message: 'Important announcements retrieved successfully',
       result: { count: total, announcements: rows.map(toImportant) },

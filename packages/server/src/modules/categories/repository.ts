@@ -1,7 +1,8 @@
-import type { components } from '@transport-ops/contract';
+import type { components, operations } from '@transport-ops/contract';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { CategoriesTable, Database } from '../../db/schema.js';
+import type { CategoriesTable, CategoryScope, Database } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
 import { containing } from '../../lib/text.js';
 import { iso } from '../../lib/time.js';
@@ -44,40 +45,37 @@ export function toCategory(row: CategoryRow): Category {
 const SORT_COLUMNS = { name: 'c.name', createdAt: 'c.created_at', usageCount: 'usage_count' } as const;
 
 type ListQuery = Req<'listConfigCategories'>['query'];
+/** The query parameters of the list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listConfigCategories']['parameters']['query']>;
+
+/**
+ * Each filter of the category list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigCategories` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof selectCategories>>> = {
+  scope: { bind: same, where: (eb, v) => eb('c.scope', '=', v as CategoryScope), columns: ['c.scope'] },
+  isActive: { bind: same, where: (eb, v) => eb('c.is_active', '=', v as boolean), columns: ['c.is_active'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('c.name', 'ilike', v as string), eb('c.description', 'ilike', v as string)]),
+    columns: ['c.name', 'c.description'],
+    text: true,
+  },
+};
+const FILTER = filters(FILTERS);
 
 /** The list as a query shape (lib/query-shape.ts): compiled once per combination of filters and order. */
 const categoryList = queryShape(
-  { values: ['scope', 'isActive', 'pattern'], structure: ['sortBy', 'sortOrder'] },
-  (
-    db,
-    p: {
-      scope: ListQuery['scope'];
-      isActive: boolean | undefined;
-      pattern: string | undefined;
-      sortBy: NonNullable<ListQuery['sortBy']>;
-      sortOrder: ListQuery['sortOrder'];
-    },
-  ) => {
-    let query = selectCategories(db);
-    if (p.scope !== undefined) query = query.where('c.scope', '=', p.scope);
-    if (p.isActive !== undefined) query = query.where('c.is_active', '=', p.isActive);
-    if (p.pattern !== undefined) {
-      const pattern = p.pattern;
-      query = query.where((eb) => eb.or([eb('c.name', 'ilike', pattern), eb('c.description', 'ilike', pattern)]));
-    }
+  { values: FILTER.values, structure: ['sortBy', 'sortOrder', ...FILTER.structure] },
+  (db, p: BoundFilters<ListParameters> & { sortBy: NonNullable<ListQuery['sortBy']>; sortOrder: ListQuery['sortOrder'] }) => {
     const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
-    return query.orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), direction).orderBy('c.id', direction);
+    return FILTER.apply(selectCategories(db), p).orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), direction).orderBy('c.id', direction);
   },
 );
 
 export function listCategories(_db: Db, q: ListQuery) {
-  return categoryList.with({
-    scope: q.scope,
-    isActive: q.isActive,
-    pattern: q.search === undefined ? undefined : containing(q.search),
-    sortBy: q.sortBy ?? 'createdAt',
-    sortOrder: q.sortOrder,
-  });
+  return categoryList.with(FILTER.bind(q, { sortBy: q.sortBy ?? 'createdAt', sortOrder: q.sortOrder }));
 }
 
 export async function findCategory(db: Db, id: number): Promise<Category | undefined> {

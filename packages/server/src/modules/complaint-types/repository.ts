@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { components } from '@transport-ops/contract';
+import type { components, operations } from '@transport-ops/contract';
+import { type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { Database } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
 import { iso } from '../../lib/time.js';
@@ -28,14 +29,27 @@ export const toAdminType = (row: TypeRow): ComplaintTypeAdmin => ({
   updatedAt: iso(row.updated_at),
 });
 
+/** The query parameters of the administrators' list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listConfigComplaintTypes']['parameters']['query']>;
+
+/**
+ * Each filter of the complaint type list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigComplaintTypes` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof selectTypes>>> = {
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('ct.name', 'ilike', v as string), eb('ct.description', 'ilike', v as string)]),
+    columns: ['ct.name', 'ct.description'],
+    text: true,
+  },
+  isActive: { bind: same, where: (eb, v) => eb('ct.is_active', '=', v as boolean), columns: ['ct.is_active'] },
+};
+const FILTER = filters(FILTERS);
+
 export function listComplaintTypes(db: Kysely<Database>, q: Req<'listConfigComplaintTypes'>['query']) {
-  let query = selectTypes(db).orderBy('ct.name').orderBy('ct.id');
-  if (q.search !== undefined) {
-    const pattern = containing(q.search);
-    query = query.where((eb) => eb.or([eb('ct.name', 'ilike', pattern), eb('ct.description', 'ilike', pattern)]));
-  }
-  if (q.isActive !== undefined) query = query.where('ct.is_active', '=', q.isActive);
-  return query;
+  return FILTER.apply(selectTypes(db), FILTER.bind(q, {})).orderBy('ct.name').orderBy('ct.id');
 }
 
 export async function findComplaintType(db: Kysely<Database>, id: number): Promise<ComplaintTypeAdmin | undefined> {

@@ -1,8 +1,10 @@
+import type { operations } from '@transport-ops/contract';
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { ownedByScope, ownedOrAssignedRuns, ownedOrAssignedScope } from '../../lib/scope.js';
 import type { ComplaintScope } from './rules.js';
-import type { Database } from '../../db/schema.js';
+import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
 import { keysetBatches } from '../../lib/keyset-batches.js';
@@ -60,70 +62,53 @@ const SORT_KEYS: Record<NonNullable<ComplaintFilters['sortBy']>, SortKey> = {
   status: { column: 'c.status', type: 'text' },
 };
 
-/** The filters of the base query, with their values as the statement binds them. */
-interface BaseParams {
-  status: ComplaintFilters['status'];
-  countryId: number | undefined;
-  complaintTypeId: number | undefined;
-  from: Date | undefined;
-  before: Date | undefined;
-  labelPattern: string | undefined;
-  assignedTo: number | undefined;
-  createdBy: number | undefined;
-  searchPattern: string | undefined;
-}
+/** The query parameters of the complaint lists and their export, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listComplaints']['parameters']['query']> &
+  NonNullable<operations['listAdminComplaints']['parameters']['query']> &
+  NonNullable<operations['exportComplaintsReport']['parameters']['query']>;
 
-const baseParams = (f: ComplaintFilters): BaseParams => ({
-  status: f.status,
-  countryId: f.countryId,
-  complaintTypeId: f.complaintTypeId,
-  from: f.startAtFrom === undefined ? undefined : new Date(f.startAtFrom),
+const complaintsFrom = (db: Db) => db.selectFrom('complaints as c');
+type Where = WhereOf<ReturnType<typeof complaintsFrom>>;
+
+/**
+ * Each filter of the complaint lists, declared once (lib/filter-spec.ts): the page, its count and
+ * the CSV export apply them through `baseQuery`. Typed from the contract: a query parameter of
+ * `listComplaints`, `listAdminComplaints` or `exportComplaintsReport` with no entry here (and not
+ * a paging one) is a type error. The order is the order of the conditions in the statement.
+ */
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
+  status: { bind: same, where: (eb, v) => eb('c.status', '=', v as ComplaintStatus), columns: ['c.status'] },
+  countryId: { bind: same, where: (eb, v) => eb('c.country_id', '=', v as number), columns: ['c.country_id'] },
+  complaintTypeId: { bind: same, where: (eb, v) => eb('c.complaint_type_id', '=', v as number), columns: ['c.complaint_type_id'] },
+  startAtFrom: { bind: (v) => new Date(v), where: (eb, v) => eb('c.created_at', '>=', v as Date), columns: ['c.created_at'] },
   // Half-open end: the API shows instants to the millisecond, the column keeps microseconds, so the
   // end instant given by a client covers its whole millisecond.
-  before: f.startAtTo === undefined ? undefined : new Date(new Date(f.startAtTo).getTime() + 1),
-  labelPattern: f.label === undefined ? undefined : containing(f.label),
-  assignedTo: f.assignedTo,
-  createdBy: f.createdBy,
-  searchPattern: f.search === undefined ? undefined : containing(f.search),
-});
+  startAtTo: { bind: (v) => new Date(Date.parse(v) + 1), where: (eb, v) => eb('c.created_at', '<', v as Date), columns: ['c.created_at'] },
+  label: { bind: containing, where: (eb, v) => eb('c.label', 'ilike', v as string), columns: ['c.label'], text: true },
+  assignedTo: { bind: same, where: (eb, v) => eb('c.assigned_to', '=', v as number), columns: ['c.assigned_to'] },
+  createdBy: { bind: same, where: (eb, v) => eb('c.created_by', '=', v as number), columns: ['c.created_by'] },
+  search: {
+    bind: containing,
+    where: (eb, v) =>
+      eb.or([eb('c.label', 'ilike', v as string), eb('c.description', 'ilike', v as string), eb('c.location', 'ilike', v as string)]),
+    columns: ['c.label', 'c.description', 'c.location'],
+    text: true,
+  },
+};
+const FILTER = filters(FILTERS);
+
+/** The filters of the base query, with their values as the statement binds them. */
+type BaseParams = BoundFilters<ListParameters>;
+
+const baseParams = (f: ComplaintFilters): BaseParams => FILTER.bind(f, {});
 
 function baseQuery(db: Db, scope: Expression<SqlBool>, p: BaseParams) {
-  let query = db.selectFrom('complaints as c').where(scope);
-  if (p.status !== undefined) query = query.where('c.status', '=', p.status);
-  if (p.countryId !== undefined) query = query.where('c.country_id', '=', p.countryId);
-  if (p.complaintTypeId !== undefined) query = query.where('c.complaint_type_id', '=', p.complaintTypeId);
-  if (p.from !== undefined) query = query.where('c.created_at', '>=', p.from);
-  if (p.before !== undefined) query = query.where('c.created_at', '<', p.before);
-  if (p.labelPattern !== undefined) query = query.where('c.label', 'ilike', p.labelPattern);
-  if (p.assignedTo !== undefined) query = query.where('c.assigned_to', '=', p.assignedTo);
-  if (p.createdBy !== undefined) query = query.where('c.created_by', '=', p.createdBy);
-  if (p.searchPattern !== undefined) {
-    const pattern = p.searchPattern;
-    query = query.where((eb) =>
-      eb.or([eb('c.label', 'ilike', pattern), eb('c.description', 'ilike', pattern), eb('c.location', 'ilike', pattern)]),
-    );
-  }
-  return query;
+  return FILTER.apply(complaintsFrom(db).where(scope), p);
 }
 
 /** The base query as a query shape (lib/query-shape.ts): compiled once per scope and combination of filters. */
 const baseShape = queryShape<BaseParams & ComplaintScope, unknown>(
-  {
-    values: [
-      'ownerId',
-      'teamId',
-      'status',
-      'countryId',
-      'complaintTypeId',
-      'from',
-      'before',
-      'labelPattern',
-      'assignedTo',
-      'createdBy',
-      'searchPattern',
-    ],
-    structure: ['scope', 'orAssigned'],
-  },
+  { values: ['ownerId', 'teamId', ...FILTER.values], structure: ['scope', 'orAssigned', ...FILTER.structure] },
   (db, p) => baseQuery(db, p.orAssigned ? ownedOrAssignedScope(p, 'c.created_by', 'c.assigned_to') : ownedByScope(p, 'c.created_by'), p),
 );
 

@@ -1,26 +1,34 @@
+import type { operations } from '@transport-ops/contract';
 import { type Kysely, type SqlBool, sql } from 'kysely';
+import { type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { Database, EventResourceType, EventType } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-export interface EventFilters {
-  type?: EventType | undefined;
-  resourceType?: EventResourceType | undefined;
-  resourceId?: number | undefined;
-  startDate?: string | undefined;
-  endDate?: string | undefined;
-}
+/** The query parameters of the log's list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listEvents']['parameters']['query']>;
+export type EventFilters = Omit<ListParameters, 'page' | 'limit' | 'cursor'>;
 
 const columns = ['id', 'public_id', 'type', 'resource_type', 'resource_id', 'occurred_at', 'data'] as const;
+const eventsFrom = (db: Db) => db.selectFrom('events').select(columns);
+
+/**
+ * Each filter of the log's list, declared once (lib/filter-spec.ts), applied to the page and its
+ * count. Typed from the contract: a query parameter of `listEvents` with no entry here (and not a
+ * paging one) is a type error. The order is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof eventsFrom>>> = {
+  type: { bind: same, where: (eb, v) => eb('type', '=', v as EventType), columns: ['type'] },
+  resourceType: { bind: same, where: (eb, v) => eb('resource_type', '=', v as EventResourceType), columns: ['resource_type'] },
+  resourceId: { bind: same, where: (eb, v) => eb('resource_id', '=', v as number), columns: ['resource_id'] },
+  startDate: { bind: (v) => new Date(v), where: (eb, v) => eb('occurred_at', '>=', v as Date), columns: ['occurred_at'] },
+  endDate: { bind: (v) => new Date(v), where: (eb, v) => eb('occurred_at', '<=', v as Date), columns: ['occurred_at'] },
+};
+const FILTER = filters(FILTERS);
 
 /** The filtered log, newest first (by id: ids grow with commits closely enough, and never tie). */
 export function eventList(db: Db, f: EventFilters, beforeId?: number) {
-  let query = db.selectFrom('events').select(columns);
-  if (f.type !== undefined) query = query.where('type', '=', f.type);
-  if (f.resourceType !== undefined) query = query.where('resource_type', '=', f.resourceType);
-  if (f.resourceId !== undefined) query = query.where('resource_id', '=', f.resourceId);
-  if (f.startDate !== undefined) query = query.where('occurred_at', '>=', new Date(f.startDate));
-  if (f.endDate !== undefined) query = query.where('occurred_at', '<=', new Date(f.endDate));
+  let query = FILTER.apply(eventsFrom(db), FILTER.bind(f, {}));
   if (beforeId !== undefined) query = query.where('id', '<', beforeId);
   return query.orderBy('id', 'desc');
 }

@@ -31,16 +31,10 @@ export const forumAdminHandlers: ModuleHandlers<
     const q = req.query;
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
-    const { data, total } = await listReports(req.server.db, {
-      page,
-      limit,
-      status: q.status,
-      reason: q.reason,
-      topicId: q.topicId,
-      search: q.search,
-      sortBy: q.sortBy ?? 'createdAt',
-      sortOrder: q.sortOrder ?? 'DESC',
-    });
+    const { data, total } = await listReports(
+      req.server.db,
+      Object.assign({}, q, { page, limit, sortBy: q.sortBy ?? 'createdAt', sortOrder: q.sortOrder ?? 'DESC' }),
+    );
     return { message: 'Reported messages retrieved successfully', result: { data, meta: pageMeta(total, page, limit) } };
   },
 

@@ -1,6 +1,7 @@
-import type { components } from '@transport-ops/contract';
+import type { components, operations } from '@transport-ops/contract';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { type Kysely, sql } from 'kysely';
-import type { Database, ReportStatus } from '../../db/schema.js';
+import type { Database, ReportReason, ReportStatus } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { iso } from '../../lib/time.js';
@@ -95,25 +96,37 @@ function toReportedMessageDetail(row: ReportRow): ReportedMessageDetail {
 
 export type ReportFilters = Defaulted<Query<'listReportedMessages'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
-interface ListParams {
-  status: ReportStatus | undefined;
-  reason: ReportFilters['reason'];
-  topicId: number | undefined;
-  pattern: string | undefined;
-  byReports: boolean;
-  direction: 'asc' | 'desc';
-}
+/** The query parameters of the moderators' report list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listReportedMessages']['parameters']['query']>;
+
+type Where = WhereOf<ReturnType<typeof selectReports>>;
+
+/**
+ * Each filter of the moderators' report list, declared once (lib/filter-spec.ts), applied by the
+ * query shape to the page and its count. Typed from the contract: a query parameter of
+ * `listReportedMessages` with no entry here (and not a paging one) is a type error. The order is
+ * the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
+  status: { bind: same, where: (eb, v) => eb('r.status', '=', v as ReportStatus), columns: ['r.status'] },
+  reason: { bind: same, where: (eb, v) => eb('r.reason', '=', v as ReportReason), columns: ['r.reason'] },
+  topicId: { bind: same, where: (eb, v) => eb('m.topic_id', '=', v as number), columns: ['m.topic_id'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('m.content', 'ilike', v as string), eb('r.comment', 'ilike', v as string)]),
+    columns: ['m.content', 'r.comment'],
+    text: true,
+  },
+};
+const FILTER = filters(FILTERS);
+
+type ListParams = BoundFilters<ListParameters> & { byReports: boolean; direction: 'asc' | 'desc' };
 
 /** The moderators' report list (a query shape: compiled once per combination of filters and order). */
 const reportList = queryShape(
-  { values: ['status', 'reason', 'topicId', 'pattern'], structure: ['byReports', 'direction'] },
+  { values: FILTER.values, structure: ['byReports', 'direction', ...FILTER.structure] },
   (db, p: ListParams) => {
-    let query = selectReports(db);
-    if (p.status !== undefined) query = query.where('r.status', '=', p.status);
-    if (p.reason !== undefined) query = query.where('r.reason', '=', p.reason);
-    if (p.topicId !== undefined) query = query.where('m.topic_id', '=', p.topicId);
-    const pattern = p.pattern;
-    if (pattern !== undefined) query = query.where((eb) => eb.or([eb('m.content', 'ilike', pattern), eb('r.comment', 'ilike', pattern)]));
+    const query = FILTER.apply(selectReports(db), p);
     const ordered = p.byReports
       ? query.orderBy(sql.ref('reports_count'), p.direction).orderBy('r.created_at', p.direction)
       : query.orderBy('r.created_at', p.direction);
@@ -122,14 +135,9 @@ const reportList = queryShape(
 );
 
 export async function listReports(db: Db, f: ReportFilters) {
-  const shaped = reportList.with({
-    status: f.status,
-    reason: f.reason,
-    topicId: f.topicId,
-    pattern: f.search === undefined ? undefined : containing(f.search),
-    byReports: f.sortBy === 'reportsCount',
-    direction: f.sortOrder === 'ASC' ? 'asc' : 'desc',
-  } satisfies ListParams);
+  const shaped = reportList.with(
+    FILTER.bind(f, { byReports: f.sortBy === 'reportsCount', direction: f.sortOrder === 'ASC' ? 'asc' : 'desc' } as const),
+  );
   const { rows, total } = await fetchPage(shaped, f.page, f.limit, db);
   return { data: rows.map(toReportedMessage), total };
 }

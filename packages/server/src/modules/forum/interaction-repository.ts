@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Kysely } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { Database, ReportReason, ReportStatus, VoteKind } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
@@ -134,8 +136,7 @@ export async function existingReportId(db: Db, messageId: number, reporterId: nu
   return row?.id;
 }
 
-/** The reports a user filed, newest first, optionally of one status (a query shape: compiled once per filter set). */
-const reportList = queryShape({ values: ['reporterId', 'status'] }, (db, p: { reporterId: number; status: ReportStatus | undefined }) =>
+const myReportsFrom = (db: Db) =>
   db
     .selectFrom('forum_reports as r')
     .innerJoin('forum_messages as m', 'm.id', 'r.message_id')
@@ -150,15 +151,31 @@ const reportList = queryShape({ values: ['reporterId', 'status'] }, (db, p: { re
       'r.status',
       'r.created_at',
       'r.resolved_at',
-    ])
-    .where('r.reporter_id', '=', p.reporterId)
-    .$if(p.status !== undefined, (q) => q.where('r.status', '=', p.status!))
-    .orderBy('r.created_at', 'desc')
-    .orderBy('r.id', 'desc'),
+    ]);
+
+/** The query parameters of a user's report list, as the contract declares them. */
+export type MyReportListParameters = NonNullable<operations['listMyForumReports']['parameters']['query']>;
+
+/**
+ * Each filter of a user's report list, declared once (lib/filter-spec.ts). Typed from the contract:
+ * a query parameter of `listMyForumReports` with no entry here (and not a paging one) is a type error.
+ */
+export const MY_REPORT_FILTERS: FilterSpecs<MyReportListParameters, WhereOf<ReturnType<typeof myReportsFrom>>> = {
+  status: { bind: same, where: (eb, v) => eb('r.status', '=', v as ReportStatus), columns: ['r.status'] },
+};
+const MY_REPORT_FILTER = filters(MY_REPORT_FILTERS);
+
+/** The reports a user filed, newest first, optionally of one status (a query shape: compiled once per filter set). */
+const reportList = queryShape(
+  { values: ['reporterId', ...MY_REPORT_FILTER.values], structure: MY_REPORT_FILTER.structure },
+  (db, p: BoundFilters<MyReportListParameters> & { reporterId: number }) =>
+    MY_REPORT_FILTER.apply(myReportsFrom(db).where('r.reporter_id', '=', p.reporterId), p)
+      .orderBy('r.created_at', 'desc')
+      .orderBy('r.id', 'desc'),
 );
 
-export function listReports(db: Db, reporterId: number, status: ReportStatus | undefined, page: number, limit: number) {
-  return fetchPage(reportList.with({ reporterId, status }), page, limit, db);
+export function listReports(db: Db, reporterId: number, f: MyReportListParameters, page: number, limit: number) {
+  return fetchPage(reportList.with(MY_REPORT_FILTER.bind(f, { reporterId })), page, limit, db);
 }
 
 /** Active FORUM categories with their visible topics and those topics' visible messages. */
@@ -180,21 +197,33 @@ export function forumCategories(db: Db) {
 }
 export type CategoryRow = NonNullable<Awaited<ReturnType<ReturnType<typeof forumCategories>['executeTakeFirst']>>>;
 
-/** Active tags, most used on visible forum topics first, then by name (a query shape: compiled once per filter set). */
-const tagList = queryShape({ values: ['pattern', 'limit'] }, (db, p: { pattern: string | undefined; limit: number }) =>
+const activeTags = (db: Db) =>
   db
     .selectFrom('tags as tg')
     .select(['tg.id', 'tg.name', 'tg.color'])
     // Visible topics carrying the tag: a counter the database keeps (migrations 0009 and 0016).
     .select(liveCount('tags.visible_topics_count', 'tg').as('usage_count'))
-    .where('tg.is_active', '=', true)
-    .$if(p.pattern !== undefined, (q) => q.where('tg.name', 'ilike', p.pattern!))
-    .orderBy('usage_count', 'desc')
-    .orderBy('tg.name')
-    .orderBy('tg.id')
-    .limit(p.limit),
+    .where('tg.is_active', '=', true);
+
+/** The query parameters of the tag lookup, as the contract declares them. */
+export type TagListParameters = NonNullable<operations['listForumTags']['parameters']['query']>;
+
+/**
+ * Each filter of the tag lookup, declared once (lib/filter-spec.ts). Typed from the contract: a
+ * query parameter of `listForumTags` with no entry here (and not a paging one) is a type error.
+ */
+export const TAG_FILTERS: FilterSpecs<TagListParameters, WhereOf<ReturnType<typeof activeTags>>> = {
+  search: { bind: containing, where: (eb, v) => eb('tg.name', 'ilike', v as string), columns: ['tg.name'], text: true },
+};
+const TAG_FILTER = filters(TAG_FILTERS);
+
+/** Active tags, most used on visible forum topics first, then by name (a query shape: compiled once per filter set). */
+const tagList = queryShape(
+  { values: [...TAG_FILTER.values, 'limit'], structure: TAG_FILTER.structure },
+  (db, p: BoundFilters<TagListParameters> & { limit: number }) =>
+    TAG_FILTER.apply(activeTags(db), p).orderBy('usage_count', 'desc').orderBy('tg.name').orderBy('tg.id').limit(p.limit),
 );
 
-export function forumTags(db: Db, search: string | undefined, limit: number) {
-  return tagList.execute(db, { pattern: search === undefined ? undefined : containing(search), limit });
+export function forumTags(db: Db, f: TagListParameters, limit: number) {
+  return tagList.execute(db, TAG_FILTER.bind(f, { limit }));
 }

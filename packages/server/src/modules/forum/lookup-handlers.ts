@@ -25,7 +25,7 @@ export const lookupHandlers: ModuleHandlers<LookupOps> = {
 
   async listForumTags(req) {
     caller(req);
-    const rows = await forumTags(req.server.db, req.query.search, req.query.limit ?? 20);
+    const rows = await forumTags(req.server.db, req.query, req.query.limit ?? 20);
     return {
       message: 'Tags retrieved successfully',
       result: rows.map((t) => ({
@@ -42,7 +42,7 @@ export const lookupHandlers: ModuleHandlers<LookupOps> = {
     const auth = caller(req);
     const page = req.query.page ?? 1;
     const limit = req.query.limit ?? 10;
-    const { rows, total } = await listReports(req.server.db, auth.userId, req.query.status, page, limit);
+    const { rows, total } = await listReports(req.server.db, auth.userId, req.query, page, limit);
     return {
       message: 'Reports retrieved successfully',
       result: {

@@ -107,7 +107,7 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
     const limit = req.query.limit ?? 20;
     const parent = await findShownMessage(db, id, auth.userId);
     if (!parent) throw messageNotFound(id);
-    const { rows, total } = await fetchPage(shownMessagesOf(parent.topic_id, auth.userId, id), page, limit, db);
+    const { rows, total } = await fetchPage(shownMessagesOf(parent.topic_id, auth.userId, { parentId: id }), page, limit, db);
     return { message: 'Replies retrieved successfully', result: { data: rows.map(toMessage), meta: pageMeta(total, page, limit) } };
   },
 

@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Kysely, type SqlBool } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Database, VoteKind } from '../../db/schema.js';
 import { messageNotFound } from './rules.js';
@@ -61,24 +63,33 @@ export function shownMessages(db: Db, topicId: number, userId: number) {
 }
 export type MessageRow = Awaited<ReturnType<ReturnType<typeof shownMessages>['execute']>>[number];
 
-interface ShownParams {
-  topicId: number;
-  userId: number;
-  parentId: number | undefined;
-  id: number | undefined;
-}
+/** The query parameters of a topic's message list, as the contract declares them. */
+export type MessageListParameters = NonNullable<operations['listTopicMessages']['parameters']['query']>;
+
+/**
+ * Each filter of a topic's message list, declared once (lib/filter-spec.ts). Typed from the
+ * contract: a query parameter of `listTopicMessages` with no entry here (and not a paging one) is a
+ * type error.
+ */
+export const MESSAGE_FILTERS: FilterSpecs<MessageListParameters, WhereOf<ReturnType<typeof shownMessages>>> = {
+  parentId: { bind: same, where: (eb, v) => eb('m.parent_id', '=', v as number), columns: ['m.parent_id'] },
+};
+const MESSAGE_FILTER = filters(MESSAGE_FILTERS);
+
+type ShownParams = BoundFilters<MessageListParameters> & { topicId: number; userId: number; id: number | undefined };
 
 /** `shownMessages`, with a parent or one message, as a query shape (lib/query-shape.ts): compiled once per filter. */
-const shownList = queryShape({ values: ['topicId', 'userId', 'parentId', 'id'] }, (db, p: ShownParams) => {
-  let query = shownMessages(db, p.topicId, p.userId);
-  if (p.parentId !== undefined) query = query.where('m.parent_id', '=', p.parentId);
-  if (p.id !== undefined) query = query.where('m.id', '=', p.id);
-  return query;
-});
+const shownList = queryShape(
+  { values: ['topicId', 'userId', ...MESSAGE_FILTER.values, 'id'], structure: MESSAGE_FILTER.structure },
+  (db, p: ShownParams) => {
+    const query = MESSAGE_FILTER.apply(shownMessages(db, p.topicId, p.userId), p);
+    return p.id === undefined ? query : query.where('m.id', '=', p.id);
+  },
+);
 
-/** The shown messages of a topic (the replies to `parentId` when given), for a list helper. */
-export const shownMessagesOf = (topicId: number, userId: number, parentId?: number) =>
-  shownList.with({ topicId, userId, parentId, id: undefined });
+/** The shown messages of a topic that pass the filters (`parentId`: the replies to a message), for a list helper. */
+export const shownMessagesOf = (topicId: number, userId: number, f: MessageListParameters) =>
+  shownList.with(MESSAGE_FILTER.bind(f, { topicId, userId, id: undefined }));
 
 /** Every shown message of a topic, in reading order. */
 export const allShownMessages = (db: Db, topicId: number, userId: number) =>

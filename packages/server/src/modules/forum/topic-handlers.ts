@@ -150,7 +150,7 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     const parentId = req.query.parentId;
     await visibleTopic(db, id);
     if (parentId !== undefined && !(await shownMessageIn(db, id, parentId, auth.userId))) throw messageNotFound(parentId);
-    const { rows, total } = await fetchPage(shownMessagesOf(id, auth.userId, parentId), page, limit, db);
+    const { rows, total } = await fetchPage(shownMessagesOf(id, auth.userId, req.query), page, limit, db);
     return { message: 'Messages retrieved successfully', result: { data: rows.map(toMessage), meta: pageMeta(total, page, limit) } };
   },
 

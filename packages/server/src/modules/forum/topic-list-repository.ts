@@ -1,5 +1,7 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
+import type { Database, TopicStatus } from '../../db/schema.js';
 import { fetchKeysetPage, type SortKey } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { LastMessageJson } from './mappers.js';
@@ -21,45 +23,51 @@ const SORT_KEYS: Record<TopicFilters['sortBy'], SortKey[]> = {
   messages_count: [{ column: 't.messages_count', type: 'integer' }],
 };
 
-interface BaseParams {
-  categoryId: number | undefined;
-  status: TopicFilters['status'];
-  tagId: number | undefined;
-  pattern: string | undefined;
-}
+/** The query parameters of the topic list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listForumTopics']['parameters']['query']>;
 
-const baseParams = (f: TopicFilters): BaseParams => ({
-  categoryId: f.categoryId,
-  status: f.status,
-  tagId: f.tagId,
-  pattern: f.search === undefined ? undefined : containing(f.search),
-});
+const topicsFrom = (db: Kysely<Database>) => db.selectFrom('forum_topics as t');
+type Where = WhereOf<ReturnType<typeof topicsFrom>>;
+
+/**
+ * Each filter of the topic list, declared once (lib/filter-spec.ts), applied by `baseQuery` to the
+ * page and its count. Typed from the contract: a query parameter of `listForumTopics` with no entry
+ * here (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
+  categoryId: { bind: same, where: (eb, v) => eb('t.category_id', '=', v as number), columns: ['t.category_id'] },
+  status: { bind: same, where: (eb, v) => eb('t.status', '=', v as TopicStatus), columns: ['t.status'] },
+  tagId: {
+    bind: same,
+    where: (eb, v) =>
+      eb.exists(
+        eb
+          .selectFrom('forum_topic_tags as ft')
+          .select('ft.topic_id')
+          .whereRef('ft.topic_id', '=', 't.id')
+          .where('ft.tag_id', '=', v as number),
+      ),
+    columns: ['t.id'],
+  },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('t.title', 'ilike', v as string), eb('t.content', 'ilike', v as string)]),
+    columns: ['t.title', 't.content'],
+    text: true,
+  },
+};
+const FILTER = filters(FILTERS);
+
+type BaseParams = BoundFilters<ListParameters>;
+
+const baseParams = (f: TopicFilters): BaseParams => FILTER.bind(f, {});
 
 function baseQuery(db: Kysely<Database>, p: BaseParams) {
-  return db
-    .selectFrom('forum_topics as t')
-    .where('t.is_hidden', '=', false)
-    .$if(p.categoryId !== undefined, (q) => q.where('t.category_id', '=', p.categoryId!))
-    .$if(p.status !== undefined, (q) => q.where('t.status', '=', p.status!))
-    .$if(p.tagId !== undefined, (q) =>
-      q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('forum_topic_tags as ft')
-            .select('ft.topic_id')
-            .whereRef('ft.topic_id', '=', 't.id')
-            .where('ft.tag_id', '=', p.tagId!),
-        ),
-      ),
-    )
-    .$if(p.pattern !== undefined, (q) => {
-      const pattern = p.pattern!;
-      return q.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.content', 'ilike', pattern)]));
-    });
+  return FILTER.apply(topicsFrom(db).where('t.is_hidden', '=', false), p);
 }
 
 /** The base query as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
-const baseShape = queryShape<BaseParams, unknown>({ values: ['categoryId', 'status', 'tagId', 'pattern'] }, baseQuery);
+const baseShape = queryShape<BaseParams, unknown>({ values: FILTER.values, structure: FILTER.structure }, baseQuery);
 
 /** The visible topics that pass the filters: the base table only. */
 export function topicBase(db: Kysely<Database>, f: TopicFilters) {

@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Kysely } from 'kysely';
+import { type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { contains } from '../../lib/text.js';
 import type { Database } from '../../db/schema.js';
 import type { Req, Result } from '../../http/handlers.js';
@@ -30,12 +32,27 @@ export const toCountry = (row: CountryRow): Country => ({
   statesCount: Number(row.states_count),
 });
 
+/** The query parameters of the country list, as the contract declares them. */
+export type CountryListParameters = NonNullable<operations['listConfigCountries']['parameters']['query']>;
+
+/**
+ * Each filter of the country list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigCountries` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const COUNTRY_FILTERS: FilterSpecs<CountryListParameters, WhereOf<ReturnType<typeof selectCountries>>> = {
+  search: {
+    bind: same,
+    where: (eb, v) => eb.or([contains('c.code', v as string), contains('c.name', v as string)]),
+    columns: ['c.code', 'c.name'],
+    text: true,
+  },
+  isActive: { bind: same, where: (eb, v) => eb('c.is_active', '=', v as boolean), columns: ['c.is_active'] },
+};
+const COUNTRY_FILTER = filters(COUNTRY_FILTERS);
+
 export function listCountries(db: Db, q: Req<'listConfigCountries'>['query']) {
-  let query = selectCountries(db);
-  const { search } = q;
-  if (search !== undefined) query = query.where((eb) => eb.or([contains('c.code', search), contains('c.name', search)]));
-  if (q.isActive !== undefined) query = query.where('c.is_active', '=', q.isActive);
-  return query.orderBy('c.name').orderBy('c.id');
+  return COUNTRY_FILTER.apply(selectCountries(db), COUNTRY_FILTER.bind(q, {})).orderBy('c.name').orderBy('c.id');
 }
 
 export async function findCountry(db: Db, id: number): Promise<Country | undefined> {
@@ -78,13 +95,32 @@ export const toState = (row: StateRow): State => ({
   isActive: row.is_active,
 });
 
+/** The query parameters of the state list, as the contract declares them. */
+export type StateListParameters = NonNullable<operations['listConfigStates']['parameters']['query']>;
+
+/**
+ * Each filter of the state list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigStates` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const STATE_FILTERS: FilterSpecs<StateListParameters, WhereOf<ReturnType<typeof selectStates>>> = {
+  search: {
+    bind: same,
+    where: (eb, v) => eb.or([contains('s.code', v as string), contains('s.name', v as string)]),
+    columns: ['s.code', 's.name'],
+    text: true,
+  },
+  countryId: { bind: same, where: (eb, v) => eb('s.country_id', '=', v as number), columns: ['s.country_id'] },
+  isActive: { bind: same, where: (eb, v) => eb('s.is_active', '=', v as boolean), columns: ['s.is_active'] },
+};
+const STATE_FILTER = filters(STATE_FILTERS);
+
 export function listStates(db: Db, q: Req<'listConfigStates'>['query']) {
-  let query = selectStates(db);
-  const { search } = q;
-  if (search !== undefined) query = query.where((eb) => eb.or([contains('s.code', search), contains('s.name', search)]));
-  if (q.countryId !== undefined) query = query.where('s.country_id', '=', q.countryId);
-  if (q.isActive !== undefined) query = query.where('s.is_active', '=', q.isActive);
-  return query.orderBy('c.name').orderBy('s.country_id').orderBy('s.name').orderBy('s.id');
+  return STATE_FILTER.apply(selectStates(db), STATE_FILTER.bind(q, {}))
+    .orderBy('c.name')
+    .orderBy('s.country_id')
+    .orderBy('s.name')
+    .orderBy('s.id');
 }
 
 export async function findState(db: Db, id: number): Promise<State | undefined> {

@@ -1,21 +1,33 @@
+import type { operations } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { ComplaintNotification, Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
 
-type ListFilters = { status?: ComplaintNotification['status'] | undefined; channel?: ComplaintNotification['channel'] | undefined };
+/** The query parameters of the outbox list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listNotifications']['parameters']['query']>;
+
+const outboxFrom = (db: Db) => db.selectFrom('complaint_notifications').selectAll();
+
+/**
+ * Each filter of the outbox list, declared once (lib/filter-spec.ts). Typed from the contract: a
+ * query parameter of `listNotifications` with no entry here (and not a paging one) is a type error.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof outboxFrom>>> = {
+  status: { bind: same, where: (eb, v) => eb('status', '=', v as ComplaintNotification['status']), columns: ['status'] },
+  channel: { bind: same, where: (eb, v) => eb('channel', '=', v as ComplaintNotification['channel']), columns: ['channel'] },
+};
+const FILTER = filters(FILTERS);
 
 /** The outbox, newest first, as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
-const notificationList = queryShape({ values: ['status', 'channel'] }, (db, f: ListFilters) => {
-  let query = db.selectFrom('complaint_notifications').selectAll();
-  if (f.status !== undefined) query = query.where('status', '=', f.status);
-  if (f.channel !== undefined) query = query.where('channel', '=', f.channel);
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc');
-});
+const notificationList = queryShape({ values: FILTER.values, structure: FILTER.structure }, (db, p: BoundFilters<ListParameters>) =>
+  FILTER.apply(outboxFrom(db), p).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+);
 
-export function listQuery(f: ListFilters) {
-  return notificationList.with({ status: f.status, channel: f.channel });
+export function listQuery(f: ListParameters) {
+  return notificationList.with(FILTER.bind(f, {}));
 }
 
 /**

@@ -1,6 +1,8 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
-import type { Database, NewOrganization, OrganizationUpdate } from '../../db/schema.js';
+import type { Database, NewOrganization, OrganizationType, OrganizationUpdate } from '../../db/schema.js';
 import { fetchPreparedIdPage } from '../../lib/id-paging.js';
 import { organizationSubtree, type TeamScope, withinTeamScope } from '../../lib/scope.js';
 import { containing } from '../../lib/text.js';
@@ -77,28 +79,41 @@ export type OrganizationRow = Awaited<ReturnType<ReturnType<typeof selectOrganiz
 
 export type OrganizationFilters = Defaulted<Query<'listOrganizations'>, 'page' | 'limit'>;
 
+/** The query parameters of the list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listOrganizations']['parameters']['query']>;
+
+const treeFrom = (db: Kysely<Database>) =>
+  withTreeOrder(db).selectFrom('org_tree as t').innerJoin('organizations as o', 'o.id', 't.id').select('o.id');
+
+/**
+ * Each filter of the organization list, declared once (lib/filter-spec.ts), applied by the base to
+ * the page and its count. Typed from the contract: a query parameter of `listOrganizations` with
+ * no entry here (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof treeFrom>>> = {
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('o.name', 'ilike', v as string), eb('o.code', 'ilike', v as string)]),
+    columns: ['o.name', 'o.code'],
+    text: true,
+  },
+  parentId: { bind: same, where: (eb, v) => eb('o.parent_id', '=', v as number), columns: ['o.parent_id'] },
+  type: { bind: same, where: (eb, v) => eb('o.type', '=', v as OrganizationType), columns: ['o.type'] },
+  isActive: { bind: same, where: (eb, v) => eb('o.is_active', '=', v as boolean), columns: ['o.is_active'] },
+};
+const FILTER = filters(FILTERS);
+
 /**
  * The list's base as a query shape (lib/query-shape.ts), compiled once per team scope and
  * combination of filters: the filtered organizations in the tree's order, keys only.
  */
 const organizationBase = queryShape(
-  { values: ['teamId', 'pattern', 'parentId', 'type', 'isActive'], structure: ['scope'] },
-  (db, p: TeamScope & Pick<OrganizationFilters, 'parentId' | 'type' | 'isActive'> & { pattern: string | undefined }) => {
-    let query = withTreeOrder(db)
-      .selectFrom('org_tree as t')
-      .innerJoin('organizations as o', 'o.id', 't.id')
-      .select('o.id')
-      .where(withinTeamScope(p, 'o.id'));
-    if (p.pattern !== undefined) {
-      const pattern = p.pattern;
-      query = query.where((eb) => eb.or([eb('o.name', 'ilike', pattern), eb('o.code', 'ilike', pattern)]));
-    }
-    if (p.parentId !== undefined) query = query.where('o.parent_id', '=', p.parentId);
-    if (p.type !== undefined) query = query.where('o.type', '=', p.type);
-    if (p.isActive !== undefined) query = query.where('o.is_active', '=', p.isActive);
-    // Depth-first: a parent's names prefix its children's, so it sorts right before them.
-    return query.orderBy(sql`t.sort_path`).orderBy(sql`t.id_path`);
-  },
+  { values: ['teamId', ...FILTER.values], structure: ['scope', ...FILTER.structure] },
+  (db, p: TeamScope & BoundFilters<ListParameters>) =>
+    FILTER.apply(treeFrom(db).where(withinTeamScope(p, 'o.id')), p)
+      // Depth-first: a parent's names prefix its children's, so it sorts right before them.
+      .orderBy(sql`t.sort_path`)
+      .orderBy(sql`t.id_path`),
 );
 
 /** Organizations by id, with their references, ancestors and counts (any order). */
@@ -111,14 +126,7 @@ const organizationsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[
  * order, then their full rows (lib/id-paging.ts); the total is capped like every list's.
  */
 export function listOrganizations(db: Kysely<Database>, team: TeamScope, f: OrganizationFilters) {
-  const base = organizationBase.with(
-    Object.assign({}, team, {
-      pattern: f.search === undefined ? undefined : containing(f.search),
-      parentId: f.parentId,
-      type: f.type,
-      isActive: f.isActive,
-    }),
-  );
+  const base = organizationBase.with(FILTER.bind(f, Object.assign({}, team)));
   return fetchPreparedIdPage(db, base, 'o.id', organizationsById, f);
 }
 

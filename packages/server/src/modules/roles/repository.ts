@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
+import { type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { contains } from '../../lib/text.js';
 import type { Database } from '../../db/schema.js';
 import type { Req, Result } from '../../http/handlers.js';
@@ -53,12 +55,27 @@ export async function revokeHolderSessions(trx: Db, roleId: number, reason: stri
   return rows.map((r) => r.id);
 }
 
+/** The query parameters of the list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listConfigRoles']['parameters']['query']>;
+
+/**
+ * Each filter of the role list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigRoles` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof selectRoles>>> = {
+  search: {
+    bind: same,
+    where: (eb, v) => eb.or([contains('r.code', v as string), contains('r.name', v as string)]),
+    columns: ['r.code', 'r.name'],
+    text: true,
+  },
+  isActive: { bind: same, where: (eb, v) => eb('r.is_active', '=', v as boolean), columns: ['r.is_active'] },
+};
+const FILTER = filters(FILTERS);
+
 export function listRoles(db: Db, q: Req<'listConfigRoles'>['query']) {
-  let query = selectRoles(db);
-  const { search } = q;
-  if (search !== undefined) query = query.where((eb) => eb.or([contains('r.code', search), contains('r.name', search)]));
-  if (q.isActive !== undefined) query = query.where('r.is_active', '=', q.isActive);
-  return query.orderBy('r.id');
+  return FILTER.apply(selectRoles(db), FILTER.bind(q, {})).orderBy('r.id');
 }
 
 /** Users holding the role: the counter the database keeps (migration 0008; exact under the row lock, see vehicleTypeUsage). */

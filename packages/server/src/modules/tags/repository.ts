@@ -1,4 +1,5 @@
-import type { components } from '@transport-ops/contract';
+import type { components, operations } from '@transport-ops/contract';
+import { type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, TagsTable } from '../../db/schema.js';
 import type { Req } from '../../http/handlers.js';
@@ -36,12 +37,25 @@ export function toTag(row: TagRow): Tag {
 
 const SORT_COLUMNS = { name: 'g.name', createdAt: 'g.created_at', usageCount: 'usage_count' } as const;
 
+/** The query parameters of the list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listConfigTags']['parameters']['query']>;
+
+/**
+ * Each filter of the tag list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigTags` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof selectTags>>> = {
+  isActive: { bind: same, where: (eb, v) => eb('g.is_active', '=', v as boolean), columns: ['g.is_active'] },
+  search: { bind: containing, where: (eb, v) => eb('g.name', 'ilike', v as string), columns: ['g.name'], text: true },
+};
+const FILTER = filters(FILTERS);
+
 export function listTags(db: Db, q: Req<'listConfigTags'>['query']) {
-  let query = selectTags(db);
-  if (q.isActive !== undefined) query = query.where('g.is_active', '=', q.isActive);
-  if (q.search !== undefined) query = query.where('g.name', 'ilike', containing(q.search));
   const direction = q.sortOrder === 'ASC' ? 'asc' : 'desc';
-  return query.orderBy(sql.ref(SORT_COLUMNS[q.sortBy ?? 'createdAt']), direction).orderBy('g.id', direction);
+  return FILTER.apply(selectTags(db), FILTER.bind(q, {}))
+    .orderBy(sql.ref(SORT_COLUMNS[q.sortBy ?? 'createdAt']), direction)
+    .orderBy('g.id', direction);
 }
 
 export async function findTag(db: Db, id: number): Promise<Tag | undefined> {

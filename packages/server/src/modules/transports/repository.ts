@@ -1,8 +1,9 @@
 import type { operations } from '@transport-ops/contract';
-import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Database, TransportStatus } from '../../db/schema.js';
 import { type Ownership, ownedBy, ownedByScope, ownership, teamOwners, teamUserIds } from '../../lib/scope.js';
 import { queryShape } from '../../lib/query-shape.js';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { AuthContext } from '../../lib/identity.js';
 import { containing } from '../../lib/text.js';
 import type { Query, SharedQuery } from '../../http/handlers.js';
@@ -133,39 +134,20 @@ const SORT_KEYS: Record<NonNullable<TransportFilters['sortBy']>, SortKey> = {
 export type ListParameters = NonNullable<operations['listTransports']['parameters']['query']> &
   NonNullable<operations['listAdminTransports']['parameters']['query']> &
   NonNullable<operations['exportTransportsReport']['parameters']['query']>;
-/** The parameters that page and order a list rather than filter it (fetchKeysetPage reads them). */
-const PAGING = ['page', 'limit', 'cursor', 'sortBy', 'sortOrder'] as const satisfies ReadonlyArray<keyof ListParameters>;
-type FilterName = Exclude<keyof ListParameters, (typeof PAGING)[number]>;
-/** A spec for every filter parameter of `Q` (exported for the type test that proves it exhaustive). */
-export type FilterSpecs<Q> = { [K in Exclude<keyof Q, (typeof PAGING)[number]>]-?: FilterSpec<NonNullable<Q[K]>> };
 
-type TransportsFrom = ReturnType<typeof transportsFrom>;
 const transportsFrom = (db: Db) => db.selectFrom('transports as t');
-type Where = TransportsFrom extends SelectQueryBuilder<infer D, infer T, object> ? ExpressionBuilder<D, T> : never;
-
-/** One filter: its value as the statement binds it, the condition it adds, the columns of `transports` it reads. */
-interface FilterSpec<V> {
-  /** The bound value, from the parameter's (present) value. */
-  bind: (value: V) => unknown;
-  /** The condition, given the bound value (a placeholder while the query shape builds the statement). */
-  where: (eb: Where, bound: unknown) => Expression<SqlBool>;
-  /** The columns it reads besides the sort keys: the team walk's covering index must carry them (migration 0013). */
-  columns: readonly string[];
-  /** A text filter keeps a small share of the rows (the team walk member by member then pays). */
-  text?: true;
-}
-
-const same = <V>(value: V) => value;
+type Where = WhereOf<ReturnType<typeof transportsFrom>>;
 
 /**
- * Each filter of the transport lists, declared once: the list page, its count and the CSV export
- * apply them all through `baseQuery`, the query shape binds each (its presence picks the
- * statement), and `FILTER_COLUMNS` is what they read. Typed from the contract: a query parameter
- * of `listTransports`, `listAdminTransports` or `exportTransportsReport` that is neither here nor
- * in `PAGING` is a type error ("Property 'x' is missing"). The order is the order of the
- * conditions in the statement.
+ * Each filter of the transport lists, declared once (lib/filter-spec.ts): the list page, its count
+ * and the CSV export apply them all through `baseQuery`, the query shape binds each (its presence
+ * picks the statement), and `FILTER_COLUMNS` is what they read. Typed from the contract: a query
+ * parameter of `listTransports`, `listAdminTransports` or `exportTransportsReport` that is neither
+ * here nor a paging one is a type error ("Property 'x' is missing"). The order is the order of the
+ * conditions in the statement; `columns` are the columns of `transports` each reads besides the
+ * sort keys, which the team walk's covering index must carry (migration 0013).
  */
-export const FILTERS: FilterSpecs<ListParameters> = {
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
   status: { bind: same, where: (eb, v) => eb('t.status', '=', v as TransportStatus), columns: ['t.status'] },
   vehicleTypeId: { bind: same, where: (eb, v) => eb('t.vehicle_type_id', '=', v as number), columns: ['t.vehicle_type_id'] },
   customerId: { bind: same, where: (eb, v) => eb('t.customer_id', '=', v as number), columns: ['t.customer_id'] },
@@ -200,36 +182,25 @@ export const FILTERS: FilterSpecs<ListParameters> = {
     text: true,
   },
 };
-
-const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
+const FILTER = filters(FILTERS);
 
 /** The filters of the base query, with their values as the statement binds them (undefined: not filtered). */
-type BaseParams = Ownership & { [K in FilterName]?: unknown };
+type BaseParams = Ownership & BoundFilters<ListParameters>;
 
-function baseParams(auth: AuthContext, f: TransportFilters): BaseParams {
-  const params: BaseParams = ownership(auth);
-  const given = f as Partial<Record<FilterName, unknown>>;
-  for (const name of FILTER_NAMES) {
-    const value = given[name];
-    params[name] = value === undefined ? undefined : (FILTERS[name].bind as (v: unknown) => unknown)(value);
-  }
-  return params;
-}
+const baseParams = (auth: AuthContext, f: TransportFilters): BaseParams => FILTER.bind(f, ownership(auth));
 
 /** Every column of `transports` that the filters read (the sort keys aside), once each. */
-export const FILTER_COLUMNS: readonly string[] = [...new Set(['t.created_by', ...FILTER_NAMES.flatMap((name) => FILTERS[name].columns)])];
+export const FILTER_COLUMNS: readonly string[] = [...new Set(['t.created_by', ...FILTER.columns])];
 
 function baseQuery(db: Db, p: BaseParams) {
-  let q = transportsFrom(db).where(ownedByScope(p, 't.created_by'));
-  for (const name of FILTER_NAMES) {
-    const bound = p[name];
-    if (bound !== undefined) q = q.where((eb) => FILTERS[name].where(eb, bound));
-  }
-  return q;
+  return FILTER.apply(transportsFrom(db).where(ownedByScope(p, 't.created_by')), p);
 }
 
 /** The base query as a query shape: compiled once per scope and combination of filters. */
-const baseShape = queryShape<BaseParams, unknown>({ values: ['ownerId', 'teamId', ...FILTER_NAMES], structure: ['scope'] }, baseQuery);
+const baseShape = queryShape<BaseParams, unknown>(
+  { values: ['ownerId', 'teamId', ...FILTER.values], structure: ['scope', ...FILTER.structure] },
+  baseQuery,
+);
 
 /** The transports the caller may see that pass the filters: the base table only, no joins. */
 export function listBase(db: Db, auth: AuthContext, f: TransportFilters) {
@@ -261,9 +232,6 @@ function byMember(params: BaseParams): PerOwner | undefined {
   });
 }
 
-/** Whether a text filter (point or search) keeps a small share of the rows: the walk of the whole order then skips many. */
-const textFiltered = (p: BaseParams) => FILTER_NAMES.some((name) => FILTERS[name].text && p[name] !== undefined);
-
 /** One page of the caller's transports: ids by keyset or offset, then their joined rows, and the total. */
 export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page: number; limit: number; cursor?: string }) {
   const params = baseParams(auth, f);
@@ -279,7 +247,7 @@ export function listPage(db: Db, auth: AuthContext, f: TransportFilters & { page
     // A team's newest first with a text filter: member by member on (created_by, created_at, id), when
     // the team's share of the table is small. Without one, the whole order's walk passes one team row in
     // (team's share) and costs less than the two plans' planning (measured: 1.1 vs 2.3 ms at 10k, 2.0 vs 4.0 at 1M).
-    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' && textFiltered(params) ? byMember(params) : undefined,
+    perOwner: (f.sortBy ?? 'createdAt') === 'createdAt' && FILTER.textFiltered(params) ? byMember(params) : undefined,
   });
 }
 

@@ -64,18 +64,10 @@ export const adminTutorialHandlers: ModuleHandlers<
     const q = req.query;
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
-    const { data, total } = await listAll(req.server.db, {
-      page,
-      limit,
-      status: q.status,
-      difficulty: q.difficulty,
-      duration: q.duration,
-      categoryId: q.categoryId,
-      authorId: q.authorId,
-      search: q.search,
-      sortBy: q.sortBy ?? 'createdAt',
-      sortOrder: q.sortOrder ?? 'DESC',
-    });
+    const { data, total } = await listAll(
+      req.server.db,
+      Object.assign({}, q, { page, limit, sortBy: q.sortBy ?? 'createdAt', sortOrder: q.sortOrder ?? 'DESC' }),
+    );
     return { message: 'Tutorials retrieved successfully', result: { data, meta: pageMeta(total, page, limit) } };
   },
 

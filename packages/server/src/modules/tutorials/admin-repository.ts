@@ -1,5 +1,7 @@
-import type { components } from '@transport-ops/contract';
+import type { components, operations } from '@transport-ops/contract';
 import { sql } from 'kysely';
+import type { Difficulty, TutorialDuration, TutorialStatus } from '../../db/schema.js';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
@@ -23,24 +25,41 @@ const SORT_COLUMNS = {
   averageRating: 's.average_rating',
 } as const;
 
-type AdminListParams = Pick<AdminListFilters, 'status' | 'difficulty' | 'duration' | 'categoryId' | 'authorId' | 'sortBy' | 'sortOrder'> & {
-  pattern: string | undefined;
+/** The query parameters of the administrators' list, as the contract declares them. */
+export type AdminListParameters = NonNullable<operations['listAdminTutorials']['parameters']['query']>;
+
+const adminFrom = (db: Db) =>
+  selectTutorials(db).select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')]);
+type Where = WhereOf<ReturnType<typeof adminFrom>>;
+
+/**
+ * Each filter of the administrators' list, declared once (lib/filter-spec.ts), applied by the
+ * query shape to the page and its count. Typed from the contract: a query parameter of
+ * `listAdminTutorials` with no entry here (and not a paging one) is a type error. The order is the
+ * order of the conditions.
+ */
+export const ADMIN_FILTERS: FilterSpecs<AdminListParameters, Where> = {
+  status: { bind: same, where: (eb, v) => eb('t.status', '=', v as TutorialStatus), columns: ['t.status'] },
+  difficulty: { bind: same, where: (eb, v) => eb('t.difficulty', '=', v as Difficulty), columns: ['t.difficulty'] },
+  duration: { bind: same, where: (eb, v) => eb('t.duration', '=', v as TutorialDuration), columns: ['t.duration'] },
+  categoryId: { bind: same, where: (eb, v) => eb('t.category_id', '=', v as number), columns: ['t.category_id'] },
+  authorId: { bind: same, where: (eb, v) => eb('t.author_id', '=', v as number), columns: ['t.author_id'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('t.title', 'ilike', v as string), eb('t.description', 'ilike', v as string)]),
+    columns: ['t.title', 't.description'],
+    text: true,
+  },
 };
+const ADMIN_FILTER = filters(ADMIN_FILTERS);
+
+type AdminListParams = BoundFilters<AdminListParameters> & Pick<AdminListFilters, 'sortBy' | 'sortOrder'>;
 
 /** The administrators' list as a query shape (lib/query-shape.ts): compiled once per combination of filters and order. */
 const adminList = queryShape(
-  { values: ['status', 'difficulty', 'duration', 'categoryId', 'authorId', 'pattern'], structure: ['sortBy', 'sortOrder'] },
+  { values: ADMIN_FILTER.values, structure: ['sortBy', 'sortOrder', ...ADMIN_FILTER.structure] },
   (db, p: AdminListParams) => {
-    let query = selectTutorials(db).select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')]);
-    if (p.status !== undefined) query = query.where('t.status', '=', p.status);
-    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
-    if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
-    if (p.categoryId !== undefined) query = query.where('t.category_id', '=', p.categoryId);
-    if (p.authorId !== undefined) query = query.where('t.author_id', '=', p.authorId);
-    if (p.pattern !== undefined) {
-      const pattern = p.pattern;
-      query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
-    }
+    let query = ADMIN_FILTER.apply(adminFrom(db), p);
     const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
     // Unrated tutorials come last in both directions.
     query = query.orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
@@ -49,16 +68,7 @@ const adminList = queryShape(
 );
 
 export async function listAll(db: Db, f: AdminListFilters) {
-  const query = adminList.with({
-    status: f.status,
-    difficulty: f.difficulty,
-    duration: f.duration,
-    categoryId: f.categoryId,
-    authorId: f.authorId,
-    pattern: f.search === undefined ? undefined : containing(f.search),
-    sortBy: f.sortBy,
-    sortOrder: f.sortOrder,
-  });
+  const query = adminList.with(ADMIN_FILTER.bind(f, { sortBy: f.sortBy, sortOrder: f.sortOrder }));
   const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const tags = await tagsByTutorial(
     db,

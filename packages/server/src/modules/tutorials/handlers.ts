@@ -8,11 +8,9 @@ import { adminTutorialHandlers } from './admin-handlers.js';
 import { findCertificateByCode, findOwnCertificate } from './certificate-repository.js';
 import { certificatePdf } from './certificate.js';
 import { completeTutorial, recordProgress } from './progress-repository.js';
-import { tutorialNotFound } from './rules.js';
+import { idList, tutorialNotFound } from './rules.js';
 import { findPublishedDetail, listCategories, listPublished, recordView, searchPublished } from './repository.js';
 
-/** "3,14" → [3, 14] (the contract's pattern has checked the form). */
-const idList = (text: string | undefined) => (text === undefined ? [] : [...new Set(text.split(',').map(Number))]);
 const valueList = <T extends string>(text: string | undefined) => (text === undefined ? [] : ([...new Set(text.split(','))] as T[]));
 
 type UserOps =
@@ -31,16 +29,11 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
     const q = req.query;
     const page = q.page ?? 1;
     const limit = q.limit ?? 10;
-    const { data, total } = await listPublished(req.server.db, auth.userId, {
-      page,
-      limit,
-      category: q.category,
-      difficulty: q.difficulty,
-      duration: q.duration,
-      search: q.search,
-      tagIds: idList(q.tags),
-      sortBy: q.sortBy ?? 'recent',
-    });
+    const { data, total } = await listPublished(
+      req.server.db,
+      auth.userId,
+      Object.assign({}, q, { page, limit, sortBy: q.sortBy ?? 'recent' }),
+    );
     return { message: 'Tutorials retrieved successfully', result: { data, meta: pageMeta(total, page, limit) } };
   },
 
@@ -85,16 +78,7 @@ const userTutorialHandlers: ModuleHandlers<UserOps> = {
       duration: valueList<'SHORT' | 'MEDIUM' | 'LONG'>(q.duration),
       tags: idList(q.tags),
     };
-    const { data, total } = await searchPublished(req.server.db, {
-      q: q.q,
-      page,
-      limit,
-      difficulty: filters.difficulty,
-      duration: filters.duration,
-      tagIds: filters.tags,
-      minRating: q.minRating,
-      maxDuration: q.maxDuration,
-    });
+    const { data, total } = await searchPublished(req.server.db, Object.assign({}, q, { page, limit }));
     return { message: 'Search completed', result: { query: q.q, filters, meta: pageMeta(total, page, limit), data } };
   },
 

@@ -2,11 +2,14 @@ import { firstViewToday } from '../../lib/views.js';
 import type { components } from '@transport-ops/contract';
 import type { Defaulted, Query } from '../../http/handlers.js';
 import { sql } from 'kysely';
+import type { operations } from '@transport-ops/contract';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { Difficulty, TutorialDuration } from '../../db/schema.js';
 import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
+import { idList } from './rules.js';
 import { containing } from '../../lib/text.js';
 import { chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './query-repository.js';
 
@@ -20,37 +23,42 @@ function selectPublished(db: Db, userId: number) {
     .where('t.status', '=', 'PUBLISHED');
 }
 
-/** The list's query with its defaults applied; `tags` (comma-separated ids) parsed into `tagIds`. */
-export type ListFilters = Defaulted<Omit<Query<'listTutorials'>, 'tags'>, 'page' | 'limit' | 'sortBy'> & { tagIds: number[] };
+/** The query parameters of the published list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listTutorials']['parameters']['query']>;
+/** The list's query with its defaults applied. */
+export type ListFilters = Defaulted<Query<'listTutorials'>, 'page' | 'limit' | 'sortBy'>;
+
+type Where = WhereOf<ReturnType<typeof selectPublished>>;
 
 /** Tutorials carrying at least one of the tags. */
-const withAnyTag = (tagIds: number[]) =>
+const withAnyTag = (tagIds: unknown) =>
   sql<boolean>`exists (select 1 from tutorial_tags ft where ft.tutorial_id = t.id and ft.tag_id = any(${tagIds}))`;
+
+/**
+ * Each filter of the published list, declared once (lib/filter-spec.ts), applied by the query
+ * shape to the page and its count. Typed from the contract: a query parameter of `listTutorials`
+ * with no entry here (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
+  category: { bind: same, where: (eb, v) => eb('t.category_id', '=', v as number), columns: ['t.category_id'] },
+  difficulty: { bind: same, where: (eb, v) => eb('t.difficulty', '=', v as Difficulty), columns: ['t.difficulty'] },
+  duration: { bind: same, where: (eb, v) => eb('t.duration', '=', v as TutorialDuration), columns: ['t.duration'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('t.title', 'ilike', v as string), eb('t.description', 'ilike', v as string)]),
+    columns: ['t.title', 't.description'],
+    text: true,
+  },
+  // Comma-separated ids, bound as one array (one statement whatever their number).
+  tags: { bind: idList, where: (_eb, v) => withAnyTag(v), columns: ['t.id'] },
+};
+const FILTER = filters(FILTERS);
 
 /** The published list: compiled once per combination of filters and sort (lib/query-shape.ts). */
 const publishedList = queryShape(
-  { values: ['userId', 'category', 'difficulty', 'duration', 'pattern', 'tagIds'], structure: ['sortBy'] },
-  (
-    db,
-    p: {
-      userId: number;
-      category: number | undefined;
-      difficulty: Difficulty | undefined;
-      duration: TutorialDuration | undefined;
-      pattern: string | undefined;
-      tagIds: number[] | undefined;
-      sortBy: ListFilters['sortBy'];
-    },
-  ) => {
-    let query = selectPublished(db, p.userId);
-    if (p.category !== undefined) query = query.where('t.category_id', '=', p.category);
-    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
-    if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
-    if (p.pattern !== undefined) {
-      const pattern = p.pattern;
-      query = query.where((eb) => eb.or([eb('t.title', 'ilike', pattern), eb('t.description', 'ilike', pattern)]));
-    }
-    if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
+  { values: ['userId', ...FILTER.values], structure: ['sortBy', ...FILTER.structure] },
+  (db, p: BoundFilters<ListParameters> & { userId: number; sortBy: ListFilters['sortBy'] }) => {
+    let query = FILTER.apply(selectPublished(db, p.userId), p);
     if (p.sortBy === 'popular') query = query.orderBy('t.views_count', 'desc');
     else if (p.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
     else if (p.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
@@ -60,15 +68,7 @@ const publishedList = queryShape(
 );
 
 export async function listPublished(db: Db, userId: number, f: ListFilters) {
-  const query = publishedList.with({
-    userId,
-    category: f.category,
-    difficulty: f.difficulty,
-    duration: f.duration,
-    pattern: f.search === undefined ? undefined : containing(f.search),
-    tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
-    sortBy: f.sortBy,
-  });
+  const query = publishedList.with(FILTER.bind(f, { userId, sortBy: f.sortBy }));
   const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const tags = await tagsByTutorial(
     db,
@@ -214,51 +214,41 @@ export async function listCategories(db: Db): Promise<S['TutorialCategory'][]> {
   }));
 }
 
-/** The search's query with its defaults applied; the comma-separated lists parsed. */
-export type SearchFilters = Defaulted<Omit<Query<'searchTutorials'>, 'tags' | 'difficulty' | 'duration'>, 'page' | 'limit'> & {
-  difficulty: Difficulty[];
-  duration: TutorialDuration[];
-  tagIds: number[];
+/** The query parameters of the search, as the contract declares them. */
+export type SearchParameters = NonNullable<operations['searchTutorials']['parameters']['query']>;
+/** The search's query with its defaults applied. */
+export type SearchFilters = Defaulted<Query<'searchTutorials'>, 'page' | 'limit'>;
+
+const tsquery = (q: unknown) => sql`websearch_to_tsquery('english', ${q})`;
+/** "A,B" → ["A", "B"] (the contract's pattern has checked the form), bound as one array. */
+const valueList = (text: string) => [...new Set(text.split(','))];
+
+/**
+ * Each filter of the search, declared once (lib/filter-spec.ts), applied by the query shape to the
+ * page and its count. Typed from the contract: a query parameter of `searchTutorials` with no entry
+ * here (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const SEARCH_FILTERS: FilterSpecs<SearchParameters, WhereOf<ReturnType<typeof selectTutorials>>> = {
+  q: { bind: same, where: (_eb, v) => sql<boolean>`t.search_vector @@ ${tsquery(v)}`, columns: ['t.search_vector'], text: true },
+  difficulty: { bind: valueList, where: (eb, v) => eb('t.difficulty', '=', sql<Difficulty>`any(${v})`), columns: ['t.difficulty'] },
+  duration: { bind: valueList, where: (eb, v) => eb('t.duration', '=', sql<TutorialDuration>`any(${v})`), columns: ['t.duration'] },
+  tags: { bind: idList, where: (_eb, v) => withAnyTag(v), columns: ['t.id'] },
+  minRating: { bind: same, where: (eb, v) => eb('s.average_rating', '>=', v as number), columns: ['s.average_rating'] },
+  maxDuration: { bind: same, where: (eb, v) => eb('t.estimated_time', '<=', v as number), columns: ['t.estimated_time'] },
 };
+const SEARCH_FILTER = filters(SEARCH_FILTERS);
 
 /** Full-text search over the published tutorials, ranked by `ts_rank` (title A > description B > content C). */
 /** The search as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
-const search = queryShape(
-  { values: ['q', 'difficulty', 'duration', 'tagIds', 'minRating', 'maxDuration'] },
-  (
-    db,
-    p: {
-      q: string;
-      difficulty: Difficulty[] | undefined;
-      duration: TutorialDuration[] | undefined;
-      tagIds: number[] | undefined;
-      minRating: number | undefined;
-      maxDuration: number | undefined;
-    },
-  ) => {
-    const tsquery = sql`websearch_to_tsquery('english', ${p.q})`;
-    let query = selectTutorials(db)
-      .select(sql<number>`ts_rank(t.search_vector, ${tsquery})::float8`.as('rank'))
-      .where('t.status', '=', 'PUBLISHED')
-      .where(sql<boolean>`t.search_vector @@ ${tsquery}`);
-    if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', sql<Difficulty>`any(${p.difficulty})`);
-    if (p.duration !== undefined) query = query.where('t.duration', '=', sql<TutorialDuration>`any(${p.duration})`);
-    if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
-    if (p.minRating !== undefined) query = query.where('s.average_rating', '>=', p.minRating);
-    if (p.maxDuration !== undefined) query = query.where('t.estimated_time', '<=', p.maxDuration);
-    return query.orderBy('rank', 'desc').orderBy('t.id', 'desc');
-  },
-);
+const search = queryShape({ values: SEARCH_FILTER.values, structure: SEARCH_FILTER.structure }, (db, p: BoundFilters<SearchParameters>) => {
+  const query = selectTutorials(db)
+    .select(sql<number>`ts_rank(t.search_vector, ${tsquery(p.q)})::float8`.as('rank'))
+    .where('t.status', '=', 'PUBLISHED');
+  return SEARCH_FILTER.apply(query, p).orderBy('rank', 'desc').orderBy('t.id', 'desc');
+});
 
 export async function searchPublished(db: Db, f: SearchFilters): Promise<{ data: S['TutorialSearchItem'][]; total: number }> {
-  const query = search.with({
-    q: f.q,
-    difficulty: f.difficulty.length > 0 ? f.difficulty : undefined,
-    duration: f.duration.length > 0 ? f.duration : undefined,
-    tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
-    minRating: f.minRating,
-    maxDuration: f.maxDuration,
-  });
+  const query = search.with(SEARCH_FILTER.bind(f, {}));
   const { rows, total } = await fetchPage(query, f.page, f.limit, db);
   const data = rows.map((r) => ({
     id: r.id,

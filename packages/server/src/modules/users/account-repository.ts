@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { ActorUpdate, Database, NewActor, NewUser, UserUpdate } from '../../db/schema.js';
 import type { Query } from '../../http/handlers.js';
 import { type TeamScope, teamOf, withinTeamScope } from '../../lib/scope.js';
@@ -12,11 +14,50 @@ type Db = Kysely<Database>;
 
 const SORT_COLUMNS = { createdAt: 'u.created_at', username: 'u.username', email: 'u.email', lastLogin: 'u.last_login' } as const;
 
-/** The accounts the caller may see, filtered and ordered (accounts that never logged in come last either way). */
+/** The query parameters of the account list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listUsers']['parameters']['query']>;
 type ListFilters = Omit<Query<'listUsers'>, 'page' | 'limit'>;
 
+const usersFrom = (db: Db) => db.selectFrom('users as u');
+type Where = WhereOf<ReturnType<typeof usersFrom>>;
+
+/**
+ * Each filter of the account list, declared once (lib/filter-spec.ts), applied by the base query
+ * to the page and its count. Typed from the contract: a query parameter of `listUsers` with no
+ * entry here (and not a paging one) is a type error. The order is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, Where> = {
+  search: {
+    bind: same,
+    // Username, e-mail, or the actor's names (the actor joined only for this).
+    where: (eb, v) => {
+      const search = v as string;
+      return eb.or([
+        contains('u.username', search),
+        contains('u.email', search),
+        eb.exists(
+          eb
+            .selectFrom('actors as a')
+            .select('a.id')
+            .whereRef('a.id', '=', 'u.actor_id')
+            .where((a) => a.or([contains('a.first_name', search), contains('a.last_name', search)])),
+        ),
+      ]);
+    },
+    columns: ['u.username', 'u.email', 'u.actor_id'],
+    text: true,
+  },
+  roleId: { bind: same, where: (eb, v) => eb('u.role_id', '=', v as number), columns: ['u.role_id'] },
+  organizationId: { bind: same, where: (eb, v) => eb('u.organization_id', '=', v as number), columns: ['u.organization_id'] },
+  countryId: { bind: same, where: (eb, v) => eb('u.country_id', '=', v as number), columns: ['u.country_id'] },
+  isActive: { bind: same, where: (eb, v) => eb('u.is_active', '=', v as boolean), columns: ['u.is_active'] },
+};
+const FILTER = filters(FILTERS);
+
+/** The accounts the caller may see, filtered and ordered (accounts that never logged in come last either way). */
 type ListParams = TeamScope &
-  Pick<ListFilters, 'search' | 'roleId' | 'organizationId' | 'countryId' | 'isActive' | 'sortOrder'> & {
+  BoundFilters<ListParameters> &
+  Pick<ListFilters, 'sortOrder'> & {
     sortBy: NonNullable<ListFilters['sortBy']>;
   };
 
@@ -26,32 +67,9 @@ type ListParams = TeamScope &
  * (their actors joined only to search their names).
  */
 const accountBase = queryShape<ListParams, unknown>(
-  {
-    values: ['teamId', 'search', 'roleId', 'organizationId', 'countryId', 'isActive'],
-    structure: ['scope', 'sortBy', 'sortOrder'],
-  },
+  { values: ['teamId', ...FILTER.values], structure: ['scope', 'sortBy', 'sortOrder', ...FILTER.structure] },
   (db, p) => {
-    let query = db.selectFrom('users as u').select('u.id').where(withinTeamScope(p, 'u.organization_id'));
-    if (p.search !== undefined) {
-      const search = p.search;
-      query = query.where((eb) =>
-        eb.or([
-          contains('u.username', search),
-          contains('u.email', search),
-          eb.exists(
-            eb
-              .selectFrom('actors as a')
-              .select('a.id')
-              .whereRef('a.id', '=', 'u.actor_id')
-              .where((a) => a.or([contains('a.first_name', search), contains('a.last_name', search)])),
-          ),
-        ]),
-      );
-    }
-    if (p.roleId !== undefined) query = query.where('u.role_id', '=', p.roleId);
-    if (p.organizationId !== undefined) query = query.where('u.organization_id', '=', p.organizationId);
-    if (p.countryId !== undefined) query = query.where('u.country_id', '=', p.countryId);
-    if (p.isActive !== undefined) query = query.where('u.is_active', '=', p.isActive);
+    const query = FILTER.apply(usersFrom(db).select('u.id').where(withinTeamScope(p, 'u.organization_id')), p);
     const direction = p.sortOrder === 'ASC' ? sql`asc` : sql`desc`;
     return query.orderBy(sql`${sql.ref(SORT_COLUMNS[p.sortBy])} ${direction} nulls last`).orderBy(sql`u.id ${direction}`);
   },
@@ -67,9 +85,8 @@ const accountsById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) 
  * full rows (lib/id-paging.ts); the total is counted on `users` alone and capped like every list's.
  */
 export function listAccounts(db: Db, auth: AuthContext, f: ListFilters & { page: number; limit: number }) {
-  const { search, roleId, organizationId, countryId, isActive, sortBy = 'createdAt', sortOrder = 'DESC' } = f;
   const base = accountBase.with(
-    Object.assign({}, teamOf(auth), { search, roleId, organizationId, countryId, isActive, sortBy, sortOrder }),
+    FILTER.bind(f, Object.assign({}, teamOf(auth), { sortBy: f.sortBy ?? 'createdAt', sortOrder: f.sortOrder ?? 'DESC' })),
   );
   return fetchPreparedIdPage(db, base, 'u.id', accountsById, f);
 }

@@ -1,4 +1,6 @@
+import type { operations } from '@transport-ops/contract';
 import { sql, type Kysely, type SqlBool } from 'kysely';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { AccessLevel } from '../../lib/identity.js';
 import type { ActorRole, Database } from '../../db/schema.js';
@@ -147,27 +149,40 @@ export function selectSessions(db: Db) {
 }
 export type SessionRow = Awaited<ReturnType<ReturnType<typeof selectSessions>['executeTakeFirstOrThrow']>>;
 
+/** The query parameters of the session list, as the contract declares them. */
+export type SessionListParameters = NonNullable<operations['listSessions']['parameters']['query']>;
+
+/**
+ * Each filter of the session list, declared once (lib/filter-spec.ts). Typed from the contract: a
+ * query parameter of `listSessions` with no entry here (and not a paging one) is a type error.
+ */
+export const SESSION_FILTERS: FilterSpecs<SessionListParameters, WhereOf<ReturnType<typeof selectSessions>>> = {
+  userId: { bind: same, where: (eb, v) => eb('s.user_id', '=', v as number), columns: ['s.user_id'] },
+  // Open or closed at `now` (bound): two conditions of different shapes.
+  active: {
+    bind: same,
+    where: (eb, v, p) => {
+      const now = p.now as Date;
+      return v
+        ? eb.and([eb('s.revoked_at', 'is', null), eb('s.expires_at', '>', now)])
+        : eb.or([eb('s.revoked_at', 'is not', null), eb('s.expires_at', '<=', now)]);
+    },
+    columns: ['s.revoked_at', 's.expires_at'],
+    structure: true,
+  },
+};
+const SESSION_FILTER = filters(SESSION_FILTERS);
+
 /** The session list, newest first, as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
 const sessionList = queryShape(
-  { values: ['userId', 'now'], structure: ['active'] },
-  (db, p: { userId: number | undefined; active: boolean | undefined; now: Date | undefined }) => {
-    let query = selectSessions(db);
-    if (p.userId !== undefined) query = query.where('s.user_id', '=', p.userId);
-    if (p.active !== undefined) {
-      const now = p.now as Date;
-      query = query.where((eb) =>
-        p.active
-          ? eb.and([eb('s.revoked_at', 'is', null), eb('s.expires_at', '>', now)])
-          : eb.or([eb('s.revoked_at', 'is not', null), eb('s.expires_at', '<=', now)]),
-      );
-    }
-    return query.orderBy('s.created_at', 'desc').orderBy('s.id', 'desc');
-  },
+  { values: [...SESSION_FILTER.values, 'now'], structure: SESSION_FILTER.structure },
+  (db, p: BoundFilters<SessionListParameters> & { now: Date | undefined }) =>
+    SESSION_FILTER.apply(selectSessions(db), p).orderBy('s.created_at', 'desc').orderBy('s.id', 'desc'),
 );
 
 /** Sessions, of one user or all, open (`active`) or closed, newest first. */
-export const listSessionsQuery = (f: { userId?: number | undefined; active?: boolean | undefined }) =>
-  sessionList.with({ userId: f.userId, active: f.active, now: f.active === undefined ? undefined : new Date() });
+export const listSessionsQuery = (f: SessionListParameters) =>
+  sessionList.with(SESSION_FILTER.bind(f, { now: f.active === undefined ? undefined : new Date() }));
 
 export const sessionIsActive = (row: Pick<SessionRow, 'revoked_at' | 'expires_at'>, now = Date.now()) =>
   row.revoked_at === null && new Date(row.expires_at).getTime() > now;

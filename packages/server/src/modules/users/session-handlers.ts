@@ -8,8 +8,8 @@ import { assertCanActOn, selfAction } from './rules.js';
 
 export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' | 'revokeSession' | 'revokeUserSessions'> = {
   async listSessions(req) {
-    const { page = 1, limit = 10, userId, active } = req.query;
-    const { rows, total } = await fetchPage(listSessionsQuery({ userId, active }), page, limit, req.server.db);
+    const { page = 1, limit = 10 } = req.query;
+    const { rows, total } = await fetchPage(listSessionsQuery(req.query), page, limit, req.server.db);
     return { message: 'Sessions retrieved', result: { data: rows.map(toSession), meta: pageMeta(total, page, limit) } };
   },
 

@@ -1,4 +1,5 @@
-import type { components } from '@transport-ops/contract';
+import type { components, operations } from '@transport-ops/contract';
+import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { queryShape } from '../../lib/query-shape.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -35,27 +36,33 @@ export function toVehicleTypeAdmin(row: VehicleTypeRow): components['schemas']['
 
 type ListQuery = Req<'listConfigVehicleTypes'>['query'];
 
-/** The list as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
-const vehicleTypeList = queryShape(
-  { values: ['isActive', 'category', 'pattern'] },
-  (db, p: { isActive: boolean | undefined; category: ListQuery['category']; pattern: string | undefined }) => {
-    let query = vehicleTypeQuery(db);
-    if (p.isActive !== undefined) query = query.where('v.is_active', '=', p.isActive);
-    if (p.category !== undefined) query = query.where('v.category', '=', p.category);
-    if (p.pattern !== undefined) {
-      const pattern = p.pattern;
-      query = query.where((eb) => eb.or([eb('v.name', 'ilike', pattern), eb('v.description', 'ilike', pattern)]));
-    }
-    return query.orderBy('v.name').orderBy('v.id');
+/** The query parameters of the list, as the contract declares them. */
+export type ListParameters = NonNullable<operations['listConfigVehicleTypes']['parameters']['query']>;
+
+/**
+ * Each filter of the vehicle type list, declared once (lib/filter-spec.ts). Typed from the contract: a query
+ * parameter of `listConfigVehicleTypes` with no entry here (and not a paging one) is a type error. The order
+ * is the order of the conditions.
+ */
+export const FILTERS: FilterSpecs<ListParameters, WhereOf<ReturnType<typeof vehicleTypeQuery>>> = {
+  isActive: { bind: same, where: (eb, v) => eb('v.is_active', '=', v as boolean), columns: ['v.is_active'] },
+  category: { bind: same, where: (eb, v) => eb('v.category', '=', v as NonNullable<ListQuery['category']>), columns: ['v.category'] },
+  search: {
+    bind: containing,
+    where: (eb, v) => eb.or([eb('v.name', 'ilike', v as string), eb('v.description', 'ilike', v as string)]),
+    columns: ['v.name', 'v.description'],
+    text: true,
   },
+};
+const FILTER = filters(FILTERS);
+
+/** The list as a query shape (lib/query-shape.ts): compiled once per combination of filters. */
+const vehicleTypeList = queryShape({ values: FILTER.values, structure: FILTER.structure }, (db, p: BoundFilters<ListParameters>) =>
+  FILTER.apply(vehicleTypeQuery(db), p).orderBy('v.name').orderBy('v.id'),
 );
 
 export function listVehicleTypes(_db: Db, q: ListQuery) {
-  return vehicleTypeList.with({
-    isActive: q.isActive,
-    category: q.category,
-    pattern: q.search === undefined ? undefined : containing(q.search),
-  });
+  return vehicleTypeList.with(FILTER.bind(q, {}));
 }
 
 export async function findVehicleType(db: Db, id: number) {

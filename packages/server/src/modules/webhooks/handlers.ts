@@ -80,10 +80,10 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
 
   async listWebhookDeliveries(req) {
     const { id } = req.params;
-    const { page = 1, limit = 10, status } = req.query;
+    const { page = 1, limit = 10 } = req.query;
     const { db } = req.server;
     if (!(await findSubscription(db, id))) throw webhookNotFound(id);
-    const { rows, total } = await fetchPage(listDeliveries(db, id, status), page, limit);
+    const { rows, total } = await fetchPage(listDeliveries(db, id, req.query), page, limit);
     return { message: 'Deliveries retrieved', result: { data: rows.map(toDelivery), meta: pageMeta(total, page, limit) } };
   },
 };

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { operations } from '@transport-ops/contract';
 import { type Kysely, sql } from 'kysely';
+import { type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import type { Database, EventType, WebhookDeliveryStatus } from '../../db/schema.js';
 
 export type Db = Kysely<Database>;
@@ -83,14 +85,25 @@ const deliveryColumns = [
   'd.created_at',
 ] as const;
 
-export function listDeliveries(db: Db, subscriptionId: number, status?: WebhookDeliveryStatus) {
-  let query = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select(deliveryColumns)
-    .where('d.subscription_id', '=', subscriptionId);
-  if (status !== undefined) query = query.where('d.status', '=', status);
-  return query.orderBy('d.id', 'desc');
+const deliveriesFrom = (db: Db) =>
+  db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').select(deliveryColumns);
+
+/** The query parameters of an endpoint's delivery list, as the contract declares them. */
+export type DeliveryListParameters = NonNullable<operations['listWebhookDeliveries']['parameters']['query']>;
+
+/**
+ * Each filter of an endpoint's delivery list, declared once (lib/filter-spec.ts). Typed from the
+ * contract: a query parameter of `listWebhookDeliveries` with no entry here (and not a paging one)
+ * is a type error.
+ */
+export const DELIVERY_FILTERS: FilterSpecs<DeliveryListParameters, WhereOf<ReturnType<typeof deliveriesFrom>>> = {
+  status: { bind: same, where: (eb, v) => eb('d.status', '=', v as WebhookDeliveryStatus), columns: ['d.status'] },
+};
+const DELIVERY_FILTER = filters(DELIVERY_FILTERS);
+
+export function listDeliveries(db: Db, subscriptionId: number, f: DeliveryListParameters) {
+  const query = deliveriesFrom(db).where('d.subscription_id', '=', subscriptionId);
+  return DELIVERY_FILTER.apply(query, DELIVERY_FILTER.bind(f, {})).orderBy('d.id', 'desc');
 }
 export type DeliveryRow = Awaited<ReturnType<ReturnType<typeof listDeliveries>['execute']>>[number];
 

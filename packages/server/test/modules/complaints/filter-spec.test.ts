@@ -1,0 +1,23 @@
+import { describe, it } from 'vitest';
+import type { FilterSpecs } from '../../../src/lib/filter-spec.js';
+import { FILTERS, type ListParameters } from '../../../src/modules/complaints/repository.js';
+import { expectSpecMatchesContract } from '../../support/filter-spec.js';
+
+/*
+ * The complaint lists and their export declare each filter once (`FILTERS` in
+ * complaints/repository.ts): the page, its count and the CSV export (exportComplaintsReport) apply
+ * it through the base query.
+ */
+
+// Compile-time proof (`pnpm typecheck`): a query parameter the contract adds to these operations
+// without a spec leaves `FILTERS` incomplete. If the mapped type ever stopped being exhaustive,
+// this directive would be unused and tsc would fail on it instead.
+type WithNewParameter = ListParameters & { newFilter?: string };
+// @ts-expect-error Property 'newFilter' is missing: every filter parameter needs its spec.
+export const incomplete: FilterSpecs<WithNewParameter> = FILTERS;
+
+describe('the filter spec of the complaint lists and their export', () => {
+  it('handles every query parameter the contract gives them, each once', () => {
+    expectSpecMatchesContract(FILTERS, ['listComplaints', 'listAdminComplaints', 'exportComplaintsReport']);
+  });
+});
