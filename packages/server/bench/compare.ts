@@ -48,6 +48,10 @@ async function side(url: string): Promise<Side> {
 }
 const small = await side(smallUrl);
 const large = await side(largeUrl);
+if (small.list.map((s) => s.name).join() !== large.list.map((s) => s.name).join()) {
+  console.error('the two datasets answer different scenarios: build both with the same pnpm bench:data options (--busy-agent)');
+  process.exit(2);
+}
 
 /** Requests answered and seconds spent on one side over all rounds. */
 interface Tally {

@@ -29,10 +29,11 @@ export async function datasetContext(url: string): Promise<{ transports: number;
       db,
     );
     const topic = await sql<{ id: number }>`select id from forum_topics order by messages_count desc, id limit 1`.execute(db);
+    const busy = await sql<{ id: number }>`select id from users where username = ${USERS.busy}`.execute(db);
     const deepCursor = Buffer.from(
       JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
     ).toString('base64url');
-    return { transports, context: { transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1 } };
+    return { transports, context: { transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1, busy: busy.rows.length > 0 } };
   } finally {
     await db.destroy();
   }
@@ -94,7 +95,7 @@ export async function startServer(url: string): Promise<{ base: string; process:
   return { base: `http://127.0.0.1:${port}`, process: child };
 }
 
-/** An access token per role, from the server's own login. */
+/** An access token per role, from the server's own login (none for a user the dataset lacks). */
 export async function login(base: string): Promise<Map<string, string>> {
   const tokens = new Map<string, string>();
   for (const [role, username] of Object.entries(USERS)) {
@@ -103,7 +104,7 @@ export async function login(base: string): Promise<Map<string, string>> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username, password: 'demo1234' }),
     });
-    tokens.set(role, ((await res.json()) as { result: { access_token: string } }).result.access_token);
+    if (res.ok) tokens.set(role, ((await res.json()) as { result: { access_token: string } }).result.access_token);
   }
   return tokens;
 }

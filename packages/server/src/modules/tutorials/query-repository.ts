@@ -63,6 +63,9 @@ export function selectTutorials(db: Db) {
     ]);
 }
 
+/** The tutorial `t`'s average rating as the lists show it (null when nobody rated it): the rating order's key. */
+export const averageRating = sql<number | null>`(select round(avg(sr.rating), 1)::float8 from tutorial_progress sr where sr.tutorial_id = t.id)`;
+
 export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
 
 export interface TagRow {

@@ -8,7 +8,7 @@ import { queryShape } from '../../lib/query-shape.js';
 import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './query-repository.js';
+import { averageRating, chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './query-repository.js';
 
 type S = components['schemas'];
 
@@ -27,22 +27,25 @@ export type ListFilters = Defaulted<Omit<Query<'listTutorials'>, 'tags'>, 'page'
 const withAnyTag = (tagIds: number[]) =>
   sql<boolean>`exists (select 1 from tutorial_tags ft where ft.tutorial_id = t.id and ft.tag_id = any(${tagIds}))`;
 
-/** The published list: compiled once per combination of filters and sort (lib/query-shape.ts). */
-const publishedList = queryShape(
-  { values: ['userId', 'category', 'difficulty', 'duration', 'pattern', 'tagIds'], structure: ['sortBy'] },
-  (
-    db,
-    p: {
-      userId: number;
-      category: number | undefined;
-      difficulty: Difficulty | undefined;
-      duration: TutorialDuration | undefined;
-      pattern: string | undefined;
-      tagIds: number[] | undefined;
-      sortBy: ListFilters['sortBy'];
-    },
-  ) => {
-    let query = selectPublished(db, p.userId);
+/** The published list's filters and sort, as its statements bind them. */
+interface PublishedParams {
+  category: number | undefined;
+  difficulty: Difficulty | undefined;
+  duration: TutorialDuration | undefined;
+  pattern: string | undefined;
+  tagIds: number[] | undefined;
+  sortBy: ListFilters['sortBy'];
+}
+
+/**
+ * The published list's ids, filtered and in order, read from `tutorials` alone (lib/query-shape.ts:
+ * compiled once per combination of filters and sort). The page's statistics (aggregated from the
+ * progress records) are computed for its rows only; the rating order reads the maintained averages.
+ */
+const publishedIds = queryShape(
+  { values: ['category', 'difficulty', 'duration', 'pattern', 'tagIds'], structure: ['sortBy'] },
+  (db, p: PublishedParams) => {
+    let query = db.selectFrom('tutorials as t').select('t.id').where('t.status', '=', 'PUBLISHED');
     if (p.category !== undefined) query = query.where('t.category_id', '=', p.category);
     if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
     if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
@@ -52,16 +55,20 @@ const publishedList = queryShape(
     }
     if (p.tagIds !== undefined) query = query.where(withAnyTag(p.tagIds));
     if (p.sortBy === 'popular') query = query.orderBy('t.views_count', 'desc');
-    else if (p.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
+    else if (p.sortBy === 'rating') query = query.orderBy(averageRating, (ob) => ob.desc().nullsLast());
     else if (p.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
     else query = query.orderBy('t.created_at', 'desc');
     return query.orderBy('t.id', 'desc');
   },
 );
 
+/** Published tutorials by id with the caller's progress (any order). */
+const publishedById = queryShape({ values: ['userId', 'ids'] }, (db, p: { userId: number; ids: number[] }) =>
+  selectPublished(db, p.userId).where('t.id', '=', sql<number>`any(${p.ids})`),
+);
+
 export async function listPublished(db: Db, userId: number, f: ListFilters) {
-  const query = publishedList.with({
-    userId,
+  const query = publishedIds.with({
     category: f.category,
     difficulty: f.difficulty,
     duration: f.duration,
@@ -69,12 +76,18 @@ export async function listPublished(db: Db, userId: number, f: ListFilters) {
     tagIds: f.tagIds.length > 0 ? f.tagIds : undefined,
     sortBy: f.sortBy,
   });
-  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
-  const tags = await tagsByTutorial(
-    db,
-    rows.map((r) => r.id),
-  );
-  return { data: rows.map((r) => toListItem(r, tags.get(r.id))), total };
+  const { rows: page, total } = await fetchPage(query, f.page, f.limit, db);
+  const ids = page.map((r) => r.id);
+  const [rows, tags] = await Promise.all([
+    ids.length > 0 ? publishedById.execute(db, { userId, ids }) : [],
+    tagsByTutorial(db, ids),
+  ]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const data = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toListItem(row, tags.get(id))] : [];
+  });
+  return { data, total };
 }
 
 /**
