@@ -7,7 +7,7 @@
  * announcements (at least 50), N/5000 published tutorials besides the demo's five, each opened by
  * about a third of the agents (progress records, some completed and rated). `--busy-agent K` adds
  * one agent, `bench.busy`, who creates K of every 1,000,000 transports and forum topics (10,000 of
- * 1M, 100 of 10k), one of each holding the rare word `quokka` that nothing else holds (busy-agent.ts).
+ * 1M, 100 of 10k); one topic names the loading number of its first transport (busy-agent.ts).
  * Every table is filled by set-based `insert … select generate_series`, then analyzed. `--drop`
  * only drops the database.
  */

@@ -4,8 +4,9 @@
  * (`--plans`: each plan in full, as text).
  */
 import pg from 'pg';
+import { RARE_TERM_SQL } from './busy-agent.js';
 import { captureStatements } from './capture.js';
-import { scenarios, USERS } from './scenarios.js';
+import { scenarios } from './scenarios.js';
 import { benchDatabaseUrl } from './target.js';
 
 const url = benchDatabaseUrl();
@@ -14,8 +15,8 @@ const only = process.argv.slice(2).find((a) => a !== '--plans');
 const pool = new pg.Pool({ connectionString: url, max: 1 });
 const { rows } = await pool.query('select max(id) as id from transports');
 const topic = await pool.query('select id from forum_topics order by messages_count desc, id limit 1');
-const busy = await pool.query('select 1 from users where username = $1', [USERS.busy]);
-const list = scenarios({ transportId: rows[0].id, deepCursor: '', topicId: topic.rows[0]?.id ?? 1, busy: busy.rowCount! > 0 }).filter(
+const rare = await pool.query(RARE_TERM_SQL);
+const list = scenarios({ transportId: rows[0].id, deepCursor: '', topicId: topic.rows[0]?.id ?? 1, rareTerm: rare.rows[0]?.term ?? null }).filter(
   (s) => !s.path.includes('cursor=') && (!only || s.name.includes(only)),
 );
 for (const replay of await captureStatements(url, list)) {

@@ -9,6 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
+import { RARE_TERM_SQL } from './busy-agent.js';
 import { type Context, type Scenario, USERS } from './scenarios.js';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -29,11 +30,11 @@ export async function datasetContext(url: string): Promise<{ transports: number;
       db,
     );
     const topic = await sql<{ id: number }>`select id from forum_topics order by messages_count desc, id limit 1`.execute(db);
-    const busy = await sql<{ id: number }>`select id from users where username = ${USERS.busy}`.execute(db);
+    const rare = await sql.raw<{ term: string }>(RARE_TERM_SQL).execute(db);
     const deepCursor = Buffer.from(
       JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
     ).toString('base64url');
-    return { transports, context: { transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1, busy: busy.rows.length > 0 } };
+    return { transports, context: { transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1, rareTerm: rare.rows[0]?.term ?? null } };
   } finally {
     await db.destroy();
   }

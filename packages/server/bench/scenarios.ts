@@ -1,6 +1,4 @@
 /** The requests `pnpm bench` measures: every list and statistics endpoint with filters, searches, sorts, deep pages and each role. */
-import { RARE_WORD } from './busy-agent.js';
-
 export type Role = 'anonymous' | 'agent' | 'manager' | 'supervisor' | 'admin' | 'busy';
 
 export interface Scenario {
@@ -35,8 +33,8 @@ export interface Context {
   deepCursor: string;
   /** The forum topic with the most messages. */
   topicId: number;
-  /** Whether the dataset has the busy agent and its rare word (`bench:data --busy-agent`). */
-  busy: boolean;
+  /** The busy agent's rare term (`bench:data --busy-agent`): in one of its transports and one topic; null without it. */
+  rareTerm: string | null;
 }
 
 const list = (name: string, role: Role, path: string): Scenario => ({ name, role, method: 'GET', path, list: true });
@@ -131,11 +129,11 @@ export function scenarios(c: Context): Scenario[] {
     list('admin tutorials sortBy=averageRating', 'admin', '/admin/tutorials?sortBy=averageRating'),
     list('admin announcements sortBy=likesCount', 'admin', '/admin/announcements?sortBy=likesCount'),
     list('admin announcements sortBy=viewsCount', 'admin', '/admin/announcements?sortBy=viewsCount'),
-    // A busy agent (a fixed share of every table) searching for a word one of its rows holds.
-    ...(c.busy
+    // A busy agent (a fixed share of the transports and topics) searching for a term one of its rows holds.
+    ...(c.rareTerm !== null
       ? [
-          list('transports search rare word, busy agent', 'busy', `/trade/transports?search=${RARE_WORD}`),
-          list('forum topics search rare word, busy agent', 'busy', `/trade/forum/topics?search=${RARE_WORD}`),
+          list('transports search rare term, busy agent', 'busy', `/trade/transports?search=${c.rareTerm}`),
+          list('forum topics search rare term, busy agent', 'busy', `/trade/forum/topics?search=${c.rareTerm}`),
         ]
       : []),
     { name: 'transport detail', role: 'supervisor', method: 'GET', path: `/trade/transports/${c.transportId}`, list: false },

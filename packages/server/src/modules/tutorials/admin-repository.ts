@@ -4,7 +4,7 @@ import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './query-repository.js';
+import { averageRating, chaptersCount, chaptersOf, completionsCount, type Db, selectTutorials, tagsByTutorial } from './query-repository.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 type S = components['schemas'];
@@ -13,25 +13,30 @@ const prerequisitesCount = sql<number>`(select count(*)::int from tutorial_prere
 
 export type AdminListFilters = Defaulted<Query<'listAdminTutorials'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
-const SORT_COLUMNS = {
-  createdAt: 't.created_at',
-  updatedAt: 't.updated_at',
-  title: 't.title',
-  estimatedTime: 't.estimated_time',
-  viewsCount: 't.views_count',
-  completionsCount: 's.completions_count',
-  averageRating: 's.average_rating',
+/** The orders' keys: the tutorial's own columns, or the statistics migration 0019 keeps per tutorial. */
+const SORT_KEYS = {
+  createdAt: sql.ref('t.created_at'),
+  updatedAt: sql.ref('t.updated_at'),
+  title: sql.ref('t.title'),
+  estimatedTime: sql.ref('t.estimated_time'),
+  viewsCount: sql.ref('t.views_count'),
+  completionsCount,
+  averageRating,
 } as const;
 
 type AdminListParams = Pick<AdminListFilters, 'status' | 'difficulty' | 'duration' | 'categoryId' | 'authorId' | 'sortBy' | 'sortOrder'> & {
   pattern: string | undefined;
 };
 
-/** The administrators' list as a query shape (lib/query-shape.ts): compiled once per combination of filters and order. */
-const adminList = queryShape(
+/**
+ * The administrators' list's ids, filtered and in order, from `tutorials` alone (a query shape,
+ * lib/query-shape.ts: compiled once per combination of filters and order); the page's rows are
+ * loaded with their joins and statistics for those ids only.
+ */
+const adminIds = queryShape(
   { values: ['status', 'difficulty', 'duration', 'categoryId', 'authorId', 'pattern'], structure: ['sortBy', 'sortOrder'] },
   (db, p: AdminListParams) => {
-    let query = selectTutorials(db).select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')]);
+    let query = db.selectFrom('tutorials as t').select('t.id');
     if (p.status !== undefined) query = query.where('t.status', '=', p.status);
     if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
     if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
@@ -43,13 +48,20 @@ const adminList = queryShape(
     }
     const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
     // Unrated tutorials come last in both directions.
-    query = query.orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+    query = query.orderBy(SORT_KEYS[p.sortBy], (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
     return query.orderBy('t.id', 'desc');
   },
 );
 
+/** Tutorials by id as the administrators' list shows them (any order). */
+const adminById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  selectTutorials(db)
+    .select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')])
+    .where('t.id', '=', sql<number>`any(${p.ids})`),
+);
+
 export async function listAll(db: Db, f: AdminListFilters) {
-  const query = adminList.with({
+  const query = adminIds.with({
     status: f.status,
     difficulty: f.difficulty,
     duration: f.duration,
@@ -59,12 +71,15 @@ export async function listAll(db: Db, f: AdminListFilters) {
     sortBy: f.sortBy,
     sortOrder: f.sortOrder,
   });
-  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
-  const tags = await tagsByTutorial(
-    db,
-    rows.map((r) => r.id),
-  );
-  return { data: rows.map((r) => toAdminListItem(r, tags.get(r.id))), total };
+  const { rows: page, total } = await fetchPage(query, f.page, f.limit, db);
+  const ids = page.map((r) => r.id);
+  const [rows, tags] = await Promise.all([ids.length > 0 ? adminById.execute(db, { ids }) : [], tagsByTutorial(db, ids)]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const data = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toAdminListItem(row, tags.get(id))] : [];
+  });
+  return { data, total };
 }
 
 /** A tutorial in any status, as administrators see it. */

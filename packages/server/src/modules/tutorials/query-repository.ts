@@ -6,8 +6,9 @@ export type Db = Kysely<Database>;
 
 /**
  * The tutorials with what every shape shows: category, author and statistics. The statistics are
- * aggregated in SQL from the progress records (a lateral subquery: one row per tutorial, zeros
- * when nobody opened it). `viewsCount` is the stored counter: one per user per day (firstViewToday).
+ * the per-tutorial totals of the progress records that migration 0019 keeps (folded and appended
+ * rows, summed: one row per tutorial, zeros when nobody opened it), not the records themselves.
+ * `viewsCount` is the stored counter: one per user per day (firstViewToday).
  */
 export function selectTutorials(db: Db) {
   return db
@@ -19,13 +20,13 @@ export function selectTutorials(db: Db) {
     .leftJoinLateral(
       (eb) =>
         eb
-          .selectFrom('tutorial_progress as sp')
+          .selectFrom('tutorial_statistics as sp')
           .whereRef('sp.tutorial_id', '=', 't.id')
           .select([
-            sql<number>`(count(*) filter (where sp.completed_at is not null))::int`.as('completions_count'),
-            sql<number | null>`round(avg(sp.rating), 1)::float8`.as('average_rating'),
-            sql<number>`count(sp.rating)::int`.as('ratings_count'),
-            sql<number | null>`round(avg(sp.time_spent) filter (where sp.completed_at is not null))::int`.as('average_completion_time'),
+            sql<number>`coalesce(sum(sp.completions), 0)::int`.as('completions_count'),
+            sql<number | null>`round(sum(sp.rating_sum) / nullif(sum(sp.ratings), 0), 1)::float8`.as('average_rating'),
+            sql<number>`coalesce(sum(sp.ratings), 0)::int`.as('ratings_count'),
+            sql<number | null>`round(sum(sp.completed_time_sum) / nullif(sum(sp.completions), 0))::int`.as('average_completion_time'),
           ])
           .as('s'),
       (join) => join.onTrue(),
@@ -64,7 +65,11 @@ export function selectTutorials(db: Db) {
 }
 
 /** The tutorial `t`'s average rating as the lists show it (null when nobody rated it): the rating order's key. */
-export const averageRating = sql<number | null>`(select round(avg(sr.rating), 1)::float8 from tutorial_progress sr where sr.tutorial_id = t.id)`;
+export const averageRating = sql<number | null>`(select round(sum(sr.rating_sum) / nullif(sum(sr.ratings), 0), 1)::float8
+  from tutorial_statistics sr where sr.tutorial_id = t.id)`;
+
+/** The number of completions of the tutorial `t`: the completion order's key. */
+export const completionsCount = sql<number>`(select coalesce(sum(sc.completions), 0)::int from tutorial_statistics sc where sc.tutorial_id = t.id)`;
 
 export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
 
