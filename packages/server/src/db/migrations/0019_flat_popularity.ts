@@ -1,6 +1,15 @@
 import { type Kysely, sql } from 'kysely';
 
 /*
+ * Lists that grew with the tables around a small share of them.
+ *
+ * Transport search: one trigram index over the creator and the four searched texts joined
+ * (`loading_number || ' ' || product_label || ' ' || loading_point || ' ' || unloading_point`, the
+ * nullable ones as ''). The search tests the joined text (a superset of the matches) before each
+ * text: one index scan instead of four OR'ed ones, which the planner priced higher than walking an
+ * agent's 10,000 rows by date for a 20-character term such as a loading number (35 ms at 1M, 2 ms
+ * by the index).
+ *
  * Tutorial statistics kept per tutorial, append-only as 0016 keeps the others: the lists computed
  * completions, ratings and average times by aggregating every progress record of every tutorial on
  * each request (205 tutorials with 33,000 records: 10-20 ms), and their rating and completion
@@ -17,6 +26,9 @@ import { type Kysely, sql } from 'kysely';
 const COLUMNS = 'tutorial_id, completions, ratings, rating_sum, completed_time_sum';
 
 export async function up(db: Kysely<any>): Promise<void> {
+  await sql`create index transports_created_by_search_trgm_idx on transports using gin (created_by,
+    (loading_number || ' ' || coalesce(product_label, '') || ' ' || loading_point || ' ' || coalesce(unloading_point, '')) gin_trgm_ops)
+    with (gin_pending_list_limit = 64)`.execute(db);
   await sql`create table tutorial_statistics_folded (
     tutorial_id integer primary key,
     completions bigint not null default 0,
@@ -83,4 +95,5 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop view tutorial_statistics`.execute(db);
   await sql`drop table tutorial_statistics_delta`.execute(db);
   await sql`drop table tutorial_statistics_folded`.execute(db);
+  await sql`drop index transports_created_by_search_trgm_idx`.execute(db);
 }
