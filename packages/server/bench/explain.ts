@@ -16,9 +16,12 @@ const pool = new pg.Pool({ connectionString: url, max: 1 });
 const { rows } = await pool.query('select max(id) as id from transports');
 const topic = await pool.query('select id from forum_topics order by messages_count desc, id limit 1');
 const rare = await pool.query(RARE_TERM_SQL);
-const list = scenarios({ transportId: rows[0].id, deepCursor: '', topicId: topic.rows[0]?.id ?? 1, rareTerm: rare.rows[0]?.term ?? null }).filter(
-  (s) => !s.path.includes('cursor=') && (!only || s.name.includes(only)),
-);
+const list = scenarios({
+  transportId: rows[0].id,
+  deepCursor: '',
+  topicId: topic.rows[0]?.id ?? 1,
+  rareTerm: rare.rows[0]?.term ?? null,
+}).filter((s) => !s.path.includes('cursor=') && (!only || s.name.includes(only)));
 for (const replay of await captureStatements(url, list)) {
   console.log(`\n## ${replay.name}`);
   for (const s of replay.statements) {

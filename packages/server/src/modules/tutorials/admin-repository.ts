@@ -4,7 +4,16 @@ import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { averageRating, chaptersCount, chaptersOf, completionsCount, type Db, selectTutorials, tagsByTutorial } from './query-repository.js';
+import {
+  averageRating,
+  orderStatistics,
+  chaptersCount,
+  chaptersOf,
+  completionsCount,
+  type Db,
+  selectTutorials,
+  tagsByTutorial,
+} from './query-repository.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 type S = components['schemas'];
@@ -36,7 +45,11 @@ type AdminListParams = Pick<AdminListFilters, 'status' | 'difficulty' | 'duratio
 const adminIds = queryShape(
   { values: ['status', 'difficulty', 'duration', 'categoryId', 'authorId', 'pattern'], structure: ['sortBy', 'sortOrder'] },
   (db, p: AdminListParams) => {
-    let query = db.selectFrom('tutorials as t').select('t.id');
+    const byStatistics = p.sortBy === 'averageRating' || p.sortBy === 'completionsCount';
+    let query = db
+      .selectFrom('tutorials as t')
+      .$if(byStatistics, (q) => q.leftJoin(orderStatistics(db).as('ks'), 'ks.tutorial_id', 't.id'))
+      .select('t.id');
     if (p.status !== undefined) query = query.where('t.status', '=', p.status);
     if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
     if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);

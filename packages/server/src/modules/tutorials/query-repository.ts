@@ -64,12 +64,25 @@ export function selectTutorials(db: Db) {
     ]);
 }
 
-/** The tutorial `t`'s average rating as the lists show it (null when nobody rated it): the rating order's key. */
-export const averageRating = sql<number | null>`(select round(sum(sr.rating_sum) / nullif(sum(sr.ratings), 0), 1)::float8
-  from tutorial_statistics sr where sr.tutorial_id = t.id)`;
+/**
+ * The statistics the lists order by, one row per tutorial that has any (join it as `ks` on
+ * `ks.tutorial_id`): the kept totals summed once for every tutorial, so an order by them reads one
+ * row per tutorial, never the progress records.
+ */
+export function orderStatistics(db: Db) {
+  return db
+    .selectFrom('tutorial_statistics as ks')
+    .select([
+      'ks.tutorial_id',
+      sql<number | null>`round(sum(ks.rating_sum) / nullif(sum(ks.ratings), 0), 1)::float8`.as('average_rating'),
+      sql<number>`sum(ks.completions)::int`.as('completions_count'),
+    ])
+    .groupBy('ks.tutorial_id');
+}
 
-/** The number of completions of the tutorial `t`: the completion order's key. */
-export const completionsCount = sql<number>`(select coalesce(sum(sc.completions), 0)::int from tutorial_statistics sc where sc.tutorial_id = t.id)`;
+/** Order keys over `orderStatistics` joined as `ks`: the average rating (null when nobody rated) and the completions. */
+export const averageRating = sql<number | null>`ks.average_rating`;
+export const completionsCount = sql<number>`coalesce(ks.completions_count, 0)`;
 
 export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
 

@@ -8,7 +8,17 @@ import { queryShape } from '../../lib/query-shape.js';
 import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { averageRating, chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './query-repository.js';
+import {
+  averageRating,
+  orderStatistics,
+  chaptersCount,
+  chaptersOf,
+  type Db,
+  percentage,
+  selectTutorials,
+  tagsByTutorial,
+  viewedCount,
+} from './query-repository.js';
 
 type S = components['schemas'];
 
@@ -45,7 +55,11 @@ interface PublishedParams {
 const publishedIds = queryShape(
   { values: ['category', 'difficulty', 'duration', 'pattern', 'tagIds'], structure: ['sortBy'] },
   (db, p: PublishedParams) => {
-    let query = db.selectFrom('tutorials as t').select('t.id').where('t.status', '=', 'PUBLISHED');
+    let query = db
+      .selectFrom('tutorials as t')
+      .$if(p.sortBy === 'rating', (q) => q.leftJoin(orderStatistics(db).as('ks'), 'ks.tutorial_id', 't.id'))
+      .select('t.id')
+      .where('t.status', '=', 'PUBLISHED');
     if (p.category !== undefined) query = query.where('t.category_id', '=', p.category);
     if (p.difficulty !== undefined) query = query.where('t.difficulty', '=', p.difficulty);
     if (p.duration !== undefined) query = query.where('t.duration', '=', p.duration);
@@ -78,10 +92,7 @@ export async function listPublished(db: Db, userId: number, f: ListFilters) {
   });
   const { rows: page, total } = await fetchPage(query, f.page, f.limit, db);
   const ids = page.map((r) => r.id);
-  const [rows, tags] = await Promise.all([
-    ids.length > 0 ? publishedById.execute(db, { userId, ids }) : [],
-    tagsByTutorial(db, ids),
-  ]);
+  const [rows, tags] = await Promise.all([ids.length > 0 ? publishedById.execute(db, { userId, ids }) : [], tagsByTutorial(db, ids)]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const data = ids.flatMap((id) => {
     const row = byId.get(id);
