@@ -4,7 +4,7 @@
  * and recreated: the demo accounts (password demo1234), then N transports over two years (recent
  * months busier), by N/2000 agents (at least 20) in teams of about ten, a few of them far busier
  * than the rest; N/10 customers and complaints, N/20 forum topics with N/4 messages, N/2000
- * announcements (at least 50), N/5000 published tutorials besides the demo's five, each opened by
+ * announcements (at least 50), N/5000 published tutorials (at least 10, a full page) besides the demo's five, each opened by
  * about a third of the agents (progress records, some completed and rated). `--busy-agent K` adds
  * one agent, `bench.busy`, who creates K of every 1,000,000 transports and forum topics (10,000 of
  * 1M, 100 of 10k); one topic names the loading number of its first transport (busy-agent.ts).
@@ -233,7 +233,7 @@ await step(
     case when g % 10 = 0 then null else now() - (g % 700) * interval '1 day' end, now() - (g % 700) * interval '1 day', now() - (g % 700) * interval '1 day'
   from generate_series(1, ${announcements}) g`,
 );
-await step('tutorials', tutorials(Math.round(n / 5000)));
+await step('tutorials', tutorials(Math.max(10, Math.round(n / 5000))));
 await sql`set maintenance_work_mem = '256MB'`.execute(db);
 const t1 = Date.now();
 for (const index of secondary.rows) await sql.raw(index.def).execute(db);
