@@ -13,7 +13,8 @@
  * that grow beyond 1.5x (a difference under 0.5 ms passes) or reach 50 ms. A page that comes back
  * empty on the small dataset and full on the large one (a deep page beyond the small one's rows) is
  * marked as such and not counted either way: it compares no rows with ten. Writes the table to
- * bench/results/growth.md. BENCH_ONLY=<substring>[|<substring>…] selects scenarios (printed, not written). Both databases
+ * bench/results/growth.md. BENCH_ONLY=<substring>[|<substring>…] selects scenarios (printed, and written only to
+ * bench/results/<BENCH_OUT> when BENCH_OUT names a file). Both databases
  * come from `pnpm bench:data` (the URLs may also be given as BENCH_SMALL_URL and BENCH_LARGE_URL).
  * Exits 1 when a scenario answers with an error, not when one grows: the figures are the output.
  */
@@ -48,6 +49,10 @@ async function side(url: string): Promise<Side> {
 }
 const small = await side(smallUrl);
 const large = await side(largeUrl);
+if (small.list.map((s) => s.name).join() !== large.list.map((s) => s.name).join()) {
+  console.error('the two datasets answer different scenarios: build both with the same pnpm bench:data options (--busy-agent)');
+  process.exit(2);
+}
 
 /** Requests answered and seconds spent on one side over all rounds. */
 interface Tally {
@@ -131,10 +136,14 @@ const report = [
   summary,
   '',
 ].join('\n');
-// A subset (BENCH_ONLY) is printed only: growth.md always holds every scenario.
-if (!only) {
+// A subset (BENCH_ONLY) is printed only, unless BENCH_OUT names its file: growth.md always holds every scenario.
+const out = only ? process.env.BENCH_OUT : 'growth.md';
+if (out) {
   mkdirSync(join(here, 'results'), { recursive: true });
-  writeFileSync(join(here, 'results', 'growth.md'), report);
-  console.log('written to bench/results/growth.md');
+  writeFileSync(
+    join(here, 'results', out),
+    only ? report.replace('\n\n', `\n\nScenarios matching BENCH_ONLY=${only.join('|')}.\n\n`) : report,
+  );
+  console.log(`written to bench/results/${out}`);
 }
 if (errors) process.exit(1);

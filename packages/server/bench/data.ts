@@ -4,8 +4,12 @@
  * and recreated: the demo accounts (password demo1234), then N transports over two years (recent
  * months busier), by N/2000 agents (at least 20) in teams of about ten, a few of them far busier
  * than the rest; N/10 customers and complaints, N/20 forum topics with N/4 messages, N/2000
- * announcements (at least 50). Every table is filled by set-based `insert … select
- * generate_series`, then analyzed. `--drop` only drops the database.
+ * announcements (at least 50), N/5000 published tutorials (at least 10, a full page) besides the demo's five, each opened by
+ * about a third of the agents (progress records, some completed and rated). `--busy-agent K` adds
+ * one agent, `bench.busy`, who creates K of every 1,000,000 transports and forum topics (10,000 of
+ * 1M, 100 of 10k); one topic names the loading number of its first transport (busy-agent.ts).
+ * Every table is filled by set-based `insert … select generate_series`, then analyzed. `--drop`
+ * only drops the database.
  */
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
@@ -13,6 +17,7 @@ import { createMigrator, migrateToLatest } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { seedDemoData } from '../src/db/seed.js';
 import { benchDatabaseUrl, serverUrl } from './target.js';
+import { busyAgent, busyTopics, tutorials } from './busy-agent.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -21,6 +26,8 @@ const arg = (name: string) => {
 };
 const n = Number(arg('transports') ?? 10_000);
 if (!Number.isInteger(n) || n < 100) throw new Error('--transports must be an integer of at least 100');
+const busyShare = arg('busy-agent') === undefined ? 0 : Number(arg('busy-agent'));
+if (!Number.isInteger(busyShare) || busyShare < 0 || busyShare > 1_000_000) throw new Error('--busy-agent takes transports per million');
 
 const url = benchDatabaseUrl();
 const name = new URL(url).pathname.slice(1);
@@ -37,9 +44,9 @@ await admin.destroy();
 // A bulk load: no statement or query timeout (the server's defaults would cancel it at 1M rows).
 const db = connect({ kind: 'postgres', url, poolSize: 1, timeouts: { connectMs: 3000, statementMs: 0, queryMs: 0 } });
 const started = Date.now();
-const step = async (label: string, statement: ReturnType<typeof sql>) => {
+const step = async (label: string, statements: ReturnType<typeof sql> | ReturnType<typeof sql>[]) => {
   const t0 = Date.now();
-  await statement.execute(db);
+  for (const statement of [statements].flat()) await statement.execute(db);
   console.log(`${label.padEnd(28)} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 };
 // Rows first, indexes after (as a bulk load does): migrate up to the scale indexes, load, then finish.
@@ -175,6 +182,7 @@ await step(
     a.ids[1 + floor((random() ^ 2) * a.k)::int], r.at, r.at + interval '2 hours'
   from r, a, vt, cu`,
 );
+if (busyShare > 0) await step('busy agent', busyAgent(busyShare));
 await step('loading sequence', sql`select setval('transport_loading_seq', ${n + 2_000_000})`);
 await step(
   'complaints',
@@ -196,6 +204,7 @@ await step(
     now() - (random() ^ 2) * interval '700 days', now() - interval '730 days', now() - interval '730 days'
   from generate_series(1, ${topics}) g, a, c`,
 );
+if (busyShare > 0) await step('busy agent topics', busyTopics(busyShare));
 await step(
   'forum messages',
   sql`with a as (select array_agg(id order by id) as ids, count(*)::int as k from users where username like 'bench.agent%'),
@@ -224,6 +233,7 @@ await step(
     case when g % 10 = 0 then null else now() - (g % 700) * interval '1 day' end, now() - (g % 700) * interval '1 day', now() - (g % 700) * interval '1 day'
   from generate_series(1, ${announcements}) g`,
 );
+await step('tutorials', tutorials(Math.max(10, Math.round(n / 5000))));
 await sql`set maintenance_work_mem = '256MB'`.execute(db);
 const t1 = Date.now();
 for (const index of secondary.rows) await sql.raw(index.def).execute(db);

@@ -9,6 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { connect } from '../src/db/connect.js';
+import { RARE_TERM_SQL } from './busy-agent.js';
 import { type Context, type Scenario, USERS } from './scenarios.js';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -29,10 +30,11 @@ export async function datasetContext(url: string): Promise<{ transports: number;
       db,
     );
     const topic = await sql<{ id: number }>`select id from forum_topics order by messages_count desc, id limit 1`.execute(db);
+    const rare = await sql.raw<{ term: string }>(RARE_TERM_SQL).execute(db);
     const deepCursor = Buffer.from(
       JSON.stringify({ s: 't.created_at,t.id:desc', k: [middle.rows[0]!.k, String(middle.rows[0]!.id)] }),
     ).toString('base64url');
-    return { transports, context: { transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1 } };
+    return { transports, context: { transportId, deepCursor, topicId: topic.rows[0]?.id ?? 1, rareTerm: rare.rows[0]?.term ?? null } };
   } finally {
     await db.destroy();
   }
@@ -94,7 +96,7 @@ export async function startServer(url: string): Promise<{ base: string; process:
   return { base: `http://127.0.0.1:${port}`, process: child };
 }
 
-/** An access token per role, from the server's own login. */
+/** An access token per role, from the server's own login (none for a user the dataset lacks). */
 export async function login(base: string): Promise<Map<string, string>> {
   const tokens = new Map<string, string>();
   for (const [role, username] of Object.entries(USERS)) {
@@ -103,7 +105,7 @@ export async function login(base: string): Promise<Map<string, string>> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username, password: 'demo1234' }),
     });
-    tokens.set(role, ((await res.json()) as { result: { access_token: string } }).result.access_token);
+    if (res.ok) tokens.set(role, ((await res.json()) as { result: { access_token: string } }).result.access_token);
   }
   return tokens;
 }

@@ -1,5 +1,5 @@
 /** The requests `pnpm bench` measures: every list and statistics endpoint with filters, searches, sorts, deep pages and each role. */
-export type Role = 'anonymous' | 'agent' | 'manager' | 'supervisor' | 'admin';
+export type Role = 'anonymous' | 'agent' | 'manager' | 'supervisor' | 'admin' | 'busy';
 
 export interface Scenario {
   name: string;
@@ -15,12 +15,16 @@ export interface Scenario {
   noReplay?: boolean;
 }
 
-/** Users of the generated data: the demo accounts, and the busiest generated agent. */
+/**
+ * Users of the generated data: the demo accounts, the busiest generated agent, and the agent of
+ * `bench:data --busy-agent` (a fixed share of the transports and topics; absent without the option).
+ */
 export const USERS: Record<Exclude<Role, 'anonymous'>, string> = {
   agent: 'bench.agent1',
   manager: 'manager',
   supervisor: 'supervisor',
   admin: 'admin',
+  busy: 'bench.busy',
 };
 
 export interface Context {
@@ -29,6 +33,8 @@ export interface Context {
   deepCursor: string;
   /** The forum topic with the most messages. */
   topicId: number;
+  /** The busy agent's rare term (`bench:data --busy-agent`): in one of its transports and one topic; null without it. */
+  rareTerm: string | null;
 }
 
 const list = (name: string, role: Role, path: string): Scenario => ({ name, role, method: 'GET', path, list: true });
@@ -116,6 +122,20 @@ export function scenarios(c: Context): Scenario[] {
     list('admin tutorials', 'admin', '/admin/tutorials'),
     list('configuration: categories', 'supervisor', '/admin/configurations/categories?scope=FORUM'),
     list('configuration: vehicle types', 'supervisor', '/admin/configurations/vehicle-types'),
+    list('tutorials sortBy=popular', 'agent', '/trade/tutorials?sortBy=popular'),
+    list('tutorials sortBy=rating', 'agent', '/trade/tutorials?sortBy=rating'),
+    list('admin tutorials sortBy=viewsCount', 'admin', '/admin/tutorials?sortBy=viewsCount'),
+    list('admin tutorials sortBy=completionsCount', 'admin', '/admin/tutorials?sortBy=completionsCount'),
+    list('admin tutorials sortBy=averageRating', 'admin', '/admin/tutorials?sortBy=averageRating'),
+    list('admin announcements sortBy=likesCount', 'admin', '/admin/announcements?sortBy=likesCount'),
+    list('admin announcements sortBy=viewsCount', 'admin', '/admin/announcements?sortBy=viewsCount'),
+    // A busy agent (a fixed share of the transports and topics) searching for a term one of its rows holds.
+    ...(c.rareTerm !== null
+      ? [
+          list('transports search rare term, busy agent', 'busy', `/trade/transports?search=${c.rareTerm}`),
+          list('forum topics search rare term, busy agent', 'busy', `/trade/forum/topics?search=${c.rareTerm}`),
+        ]
+      : []),
     { name: 'transport detail', role: 'supervisor', method: 'GET', path: `/trade/transports/${c.transportId}`, list: false },
     // `If-None-Match: *` names any current representation: a 304 without a body.
     {

@@ -658,6 +658,18 @@ export interface TutorialTagsTable {
   tag_id: number;
 }
 
+/**
+ * Per-tutorial statistics of the progress records (migration 0019): a view of the folded totals
+ * and the rows appended since; sum by tutorial to read a figure (as the 0016 roll-ups).
+ */
+export interface TutorialStatisticsView {
+  tutorial_id: number;
+  completions: number;
+  ratings: number;
+  rating_sum: number;
+  completed_time_sum: number;
+}
+
 export interface TutorialProgressTable {
   tutorial_id: number;
   user_id: number;
@@ -796,6 +808,7 @@ export interface Database {
   tutorial_prerequisites: TutorialPrerequisitesTable;
   tutorial_tags: TutorialTagsTable;
   tutorial_progress: TutorialProgressTable;
+  tutorial_statistics: TutorialStatisticsView;
   certificates: CertificatesTable;
   content_views: ContentViewsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -138,6 +138,9 @@ export type ListParameters = NonNullable<operations['listTransports']['parameter
 const transportsFrom = (db: Db) => db.selectFrom('transports as t');
 type Where = WhereOf<ReturnType<typeof transportsFrom>>;
 
+/** The searched texts joined, exactly as migration 0019's index `transports_created_by_search_trgm_idx` holds them. */
+const SEARCH_TEXT = sql<string>`(t.loading_number || ' ' || coalesce(t.product_label, '') || ' ' || t.loading_point || ' ' || coalesce(t.unloading_point, ''))`;
+
 /**
  * Each filter of the transport lists, declared once (lib/filter-spec.ts): the list page, its count
  * and the CSV export apply them all through `baseQuery`, the query shape binds each (its presence
@@ -170,13 +173,18 @@ export const FILTERS: FilterSpecs<ListParameters, Where> = {
   endDate: { bind: (v) => new Date(Date.parse(v) + 1), where: (eb, v) => eb('t.created_at', '<', v as Date), columns: [] },
   search: {
     bind: containing,
-    // Each column has a trigram index: the planner ORs four bitmap index scans.
+    // The four texts joined match whenever one does: one scan of migration 0019's trigram index
+    // over them (with the creator), then each text is checked. Four OR'ed index scans looked dearer
+    // to the planner than walking a busy agent's 10,000 rows by date for a long term (35 ms at 1M).
     where: (eb, v) =>
-      eb.or([
-        eb('t.loading_number', 'ilike', v as string),
-        eb('t.product_label', 'ilike', v as string),
-        eb('t.loading_point', 'ilike', v as string),
-        eb('t.unloading_point', 'ilike', v as string),
+      eb.and([
+        eb(SEARCH_TEXT, 'ilike', v as string),
+        eb.or([
+          eb('t.loading_number', 'ilike', v as string),
+          eb('t.product_label', 'ilike', v as string),
+          eb('t.loading_point', 'ilike', v as string),
+          eb('t.unloading_point', 'ilike', v as string),
+        ]),
       ]),
     columns: ['t.loading_number', 't.product_label', 't.loading_point', 't.unloading_point'],
     text: true,

@@ -1,12 +1,22 @@
-import type { components, operations } from '@transport-ops/contract';
+import type { components } from '@transport-ops/contract';
 import { sql } from 'kysely';
+import type { operations } from '@transport-ops/contract';
 import type { Difficulty, TutorialDuration, TutorialStatus } from '../../db/schema.js';
 import { type BoundFilters, type FilterSpecs, filters, same, type WhereOf } from '../../lib/filter-spec.js';
 import { fetchPage } from '../../lib/paging.js';
 import { queryShape } from '../../lib/query-shape.js';
 import { toAdminListItem, toFullTutorial } from './mappers.js';
 import { containing } from '../../lib/text.js';
-import { chaptersCount, chaptersOf, type Db, selectTutorials, tagsByTutorial } from './query-repository.js';
+import {
+  averageRating,
+  orderStatistics,
+  chaptersCount,
+  chaptersOf,
+  completionsCount,
+  type Db,
+  selectTutorials,
+  tagsByTutorial,
+} from './query-repository.js';
 import type { Defaulted, Query } from '../../http/handlers.js';
 
 type S = components['schemas'];
@@ -15,26 +25,27 @@ const prerequisitesCount = sql<number>`(select count(*)::int from tutorial_prere
 
 export type AdminListFilters = Defaulted<Query<'listAdminTutorials'>, 'page' | 'limit' | 'sortBy' | 'sortOrder'>;
 
-const SORT_COLUMNS = {
-  createdAt: 't.created_at',
-  updatedAt: 't.updated_at',
-  title: 't.title',
-  estimatedTime: 't.estimated_time',
-  viewsCount: 't.views_count',
-  completionsCount: 's.completions_count',
-  averageRating: 's.average_rating',
+/** The orders' keys: the tutorial's own columns, or the statistics migration 0019 keeps per tutorial. */
+const SORT_KEYS = {
+  createdAt: sql.ref('t.created_at'),
+  updatedAt: sql.ref('t.updated_at'),
+  title: sql.ref('t.title'),
+  estimatedTime: sql.ref('t.estimated_time'),
+  viewsCount: sql.ref('t.views_count'),
+  completionsCount,
+  averageRating,
 } as const;
 
 /** The query parameters of the administrators' list, as the contract declares them. */
 export type AdminListParameters = NonNullable<operations['listAdminTutorials']['parameters']['query']>;
 
-const adminFrom = (db: Db) =>
-  selectTutorials(db).select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')]);
-type Where = WhereOf<ReturnType<typeof adminFrom>>;
+/** The ids query's base: `tutorials` alone. */
+const adminBase = (db: Db) => db.selectFrom('tutorials as t');
+type Where = WhereOf<ReturnType<typeof adminBase>>;
 
 /**
  * Each filter of the administrators' list, declared once (lib/filter-spec.ts), applied by the
- * query shape to the page and its count. Typed from the contract: a query parameter of
+ * query shape to the page of ids and its count. Typed from the contract: a query parameter of
  * `listAdminTutorials` with no entry here (and not a paging one) is a type error. The order is the
  * order of the conditions.
  */
@@ -55,26 +66,46 @@ const ADMIN_FILTER = filters(ADMIN_FILTERS);
 
 type AdminListParams = BoundFilters<AdminListParameters> & Pick<AdminListFilters, 'sortBy' | 'sortOrder'>;
 
-/** The administrators' list as a query shape (lib/query-shape.ts): compiled once per combination of filters and order. */
-const adminList = queryShape(
+/**
+ * The administrators' list's ids, filtered and in order, from `tutorials` alone (a query shape,
+ * lib/query-shape.ts: compiled once per combination of filters and order); the page's rows are
+ * loaded with their joins and statistics for those ids only.
+ */
+const adminIds = queryShape(
   { values: ADMIN_FILTER.values, structure: ['sortBy', 'sortOrder', ...ADMIN_FILTER.structure] },
   (db, p: AdminListParams) => {
-    let query = ADMIN_FILTER.apply(adminFrom(db), p);
+    const byStatistics = p.sortBy === 'averageRating' || p.sortBy === 'completionsCount';
+    let query = ADMIN_FILTER.apply(
+      adminBase(db)
+        .$if(byStatistics, (q) => q.leftJoin(orderStatistics(db).as('ks'), 'ks.tutorial_id', 't.id'))
+        .select('t.id'),
+      p,
+    );
     const direction = p.sortOrder === 'ASC' ? 'asc' : 'desc';
     // Unrated tutorials come last in both directions.
-    query = query.orderBy(sql.ref(SORT_COLUMNS[p.sortBy]), (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
+    query = query.orderBy(SORT_KEYS[p.sortBy], (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast());
     return query.orderBy('t.id', 'desc');
   },
 );
 
+/** Tutorials by id as the administrators' list shows them (any order). */
+const adminById = queryShape({ values: ['ids'] }, (db, p: { ids: number[] }) =>
+  selectTutorials(db)
+    .select([chaptersCount.as('chapters_count'), prerequisitesCount.as('prerequisites_count')])
+    .where('t.id', '=', sql<number>`any(${p.ids})`),
+);
+
 export async function listAll(db: Db, f: AdminListFilters) {
-  const query = adminList.with(ADMIN_FILTER.bind(f, { sortBy: f.sortBy, sortOrder: f.sortOrder }));
-  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
-  const tags = await tagsByTutorial(
-    db,
-    rows.map((r) => r.id),
-  );
-  return { data: rows.map((r) => toAdminListItem(r, tags.get(r.id))), total };
+  const query = adminIds.with(ADMIN_FILTER.bind(f, { sortBy: f.sortBy, sortOrder: f.sortOrder }));
+  const { rows: page, total } = await fetchPage(query, f.page, f.limit, db);
+  const ids = page.map((r) => r.id);
+  const [rows, tags] = await Promise.all([ids.length > 0 ? adminById.execute(db, { ids }) : [], tagsByTutorial(db, ids)]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const data = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toAdminListItem(row, tags.get(id))] : [];
+  });
+  return { data, total };
 }
 
 /** A tutorial in any status, as administrators see it. */

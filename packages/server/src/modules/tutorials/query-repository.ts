@@ -6,8 +6,9 @@ export type Db = Kysely<Database>;
 
 /**
  * The tutorials with what every shape shows: category, author and statistics. The statistics are
- * aggregated in SQL from the progress records (a lateral subquery: one row per tutorial, zeros
- * when nobody opened it). `viewsCount` is the stored counter: one per user per day (firstViewToday).
+ * the per-tutorial totals of the progress records that migration 0019 keeps (folded and appended
+ * rows, summed: one row per tutorial, zeros when nobody opened it), not the records themselves.
+ * `viewsCount` is the stored counter: one per user per day (firstViewToday).
  */
 export function selectTutorials(db: Db) {
   return db
@@ -19,13 +20,13 @@ export function selectTutorials(db: Db) {
     .leftJoinLateral(
       (eb) =>
         eb
-          .selectFrom('tutorial_progress as sp')
+          .selectFrom('tutorial_statistics as sp')
           .whereRef('sp.tutorial_id', '=', 't.id')
           .select([
-            sql<number>`(count(*) filter (where sp.completed_at is not null))::int`.as('completions_count'),
-            sql<number | null>`round(avg(sp.rating), 1)::float8`.as('average_rating'),
-            sql<number>`count(sp.rating)::int`.as('ratings_count'),
-            sql<number | null>`round(avg(sp.time_spent) filter (where sp.completed_at is not null))::int`.as('average_completion_time'),
+            sql<number>`coalesce(sum(sp.completions), 0)::int`.as('completions_count'),
+            sql<number | null>`round(sum(sp.rating_sum) / nullif(sum(sp.ratings), 0), 1)::float8`.as('average_rating'),
+            sql<number>`coalesce(sum(sp.ratings), 0)::int`.as('ratings_count'),
+            sql<number | null>`round(sum(sp.completed_time_sum) / nullif(sum(sp.completions), 0))::int`.as('average_completion_time'),
           ])
           .as('s'),
       (join) => join.onTrue(),
@@ -62,6 +63,26 @@ export function selectTutorials(db: Db) {
       's.average_completion_time',
     ]);
 }
+
+/**
+ * The statistics the lists order by, one row per tutorial that has any (join it as `ks` on
+ * `ks.tutorial_id`): the kept totals summed once for every tutorial, so an order by them reads one
+ * row per tutorial, never the progress records.
+ */
+export function orderStatistics(db: Db) {
+  return db
+    .selectFrom('tutorial_statistics as ks')
+    .select([
+      'ks.tutorial_id',
+      sql<number | null>`round(sum(ks.rating_sum) / nullif(sum(ks.ratings), 0), 1)::float8`.as('average_rating'),
+      sql<number>`sum(ks.completions)::int`.as('completions_count'),
+    ])
+    .groupBy('ks.tutorial_id');
+}
+
+/** Order keys over `orderStatistics` joined as `ks`: the average rating (null when nobody rated) and the completions. */
+export const averageRating = sql<number | null>`ks.average_rating`;
+export const completionsCount = sql<number>`coalesce(ks.completions_count, 0)`;
 
 export type TutorialRow = NonNullable<Awaited<ReturnType<ReturnType<typeof selectTutorials>['executeTakeFirst']>>>;
 

@@ -11,7 +11,17 @@ import { iso } from '../../lib/time.js';
 import { toFullTutorial, toListItem } from './mappers.js';
 import { idList } from './rules.js';
 import { containing } from '../../lib/text.js';
-import { chaptersCount, chaptersOf, type Db, percentage, selectTutorials, tagsByTutorial, viewedCount } from './query-repository.js';
+import {
+  averageRating,
+  orderStatistics,
+  chaptersCount,
+  chaptersOf,
+  type Db,
+  percentage,
+  selectTutorials,
+  tagsByTutorial,
+  viewedCount,
+} from './query-repository.js';
 
 type S = components['schemas'];
 
@@ -28,7 +38,9 @@ export type ListParameters = NonNullable<operations['listTutorials']['parameters
 /** The list's query with its defaults applied. */
 export type ListFilters = Defaulted<Query<'listTutorials'>, 'page' | 'limit' | 'sortBy'>;
 
-type Where = WhereOf<ReturnType<typeof selectPublished>>;
+/** The ids query's base: published tutorials, `tutorials` alone. */
+const publishedBase = (db: Db) => db.selectFrom('tutorials as t').where('t.status', '=', 'PUBLISHED');
+type Where = WhereOf<ReturnType<typeof publishedBase>>;
 
 /** Tutorials carrying at least one of the tags. */
 const withAnyTag = (tagIds: unknown) =>
@@ -36,8 +48,9 @@ const withAnyTag = (tagIds: unknown) =>
 
 /**
  * Each filter of the published list, declared once (lib/filter-spec.ts), applied by the query
- * shape to the page and its count. Typed from the contract: a query parameter of `listTutorials`
- * with no entry here (and not a paging one) is a type error. The order is the order of the conditions.
+ * shape to the page of ids and its count. Typed from the contract: a query parameter of
+ * `listTutorials` with no entry here (and not a paging one) is a type error. The order is the
+ * order of the conditions.
  */
 export const FILTERS: FilterSpecs<ListParameters, Where> = {
   category: { bind: same, where: (eb, v) => eb('t.category_id', '=', v as number), columns: ['t.category_id'] },
@@ -54,27 +67,44 @@ export const FILTERS: FilterSpecs<ListParameters, Where> = {
 };
 const FILTER = filters(FILTERS);
 
-/** The published list: compiled once per combination of filters and sort (lib/query-shape.ts). */
-const publishedList = queryShape(
-  { values: ['userId', ...FILTER.values], structure: ['sortBy', ...FILTER.structure] },
-  (db, p: BoundFilters<ListParameters> & { userId: number; sortBy: ListFilters['sortBy'] }) => {
-    let query = FILTER.apply(selectPublished(db, p.userId), p);
+/**
+ * The published list's ids, filtered and in order, read from `tutorials` alone (lib/query-shape.ts:
+ * compiled once per combination of filters and sort). The page's statistics (aggregated from the
+ * progress records) are computed for its rows only; the rating order reads the maintained averages.
+ */
+const publishedIds = queryShape(
+  { values: FILTER.values, structure: ['sortBy', ...FILTER.structure] },
+  (db, p: BoundFilters<ListParameters> & { sortBy: ListFilters['sortBy'] }) => {
+    let query = FILTER.apply(
+      publishedBase(db)
+        .$if(p.sortBy === 'rating', (q) => q.leftJoin(orderStatistics(db).as('ks'), 'ks.tutorial_id', 't.id'))
+        .select('t.id'),
+      p,
+    );
     if (p.sortBy === 'popular') query = query.orderBy('t.views_count', 'desc');
-    else if (p.sortBy === 'rating') query = query.orderBy('s.average_rating', (ob) => ob.desc().nullsLast());
+    else if (p.sortBy === 'rating') query = query.orderBy(averageRating, (ob) => ob.desc().nullsLast());
     else if (p.sortBy === 'duration') query = query.orderBy('t.estimated_time', 'asc');
     else query = query.orderBy('t.created_at', 'desc');
     return query.orderBy('t.id', 'desc');
   },
 );
 
+/** Published tutorials by id with the caller's progress (any order). */
+const publishedById = queryShape({ values: ['userId', 'ids'] }, (db, p: { userId: number; ids: number[] }) =>
+  selectPublished(db, p.userId).where('t.id', '=', sql<number>`any(${p.ids})`),
+);
+
 export async function listPublished(db: Db, userId: number, f: ListFilters) {
-  const query = publishedList.with(FILTER.bind(f, { userId, sortBy: f.sortBy }));
-  const { rows, total } = await fetchPage(query, f.page, f.limit, db);
-  const tags = await tagsByTutorial(
-    db,
-    rows.map((r) => r.id),
-  );
-  return { data: rows.map((r) => toListItem(r, tags.get(r.id))), total };
+  const query = publishedIds.with(FILTER.bind(f, { sortBy: f.sortBy }));
+  const { rows: page, total } = await fetchPage(query, f.page, f.limit, db);
+  const ids = page.map((r) => r.id);
+  const [rows, tags] = await Promise.all([ids.length > 0 ? publishedById.execute(db, { userId, ids }) : [], tagsByTutorial(db, ids)]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const data = ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toListItem(row, tags.get(id))] : [];
+  });
+  return { data, total };
 }
 
 /**
