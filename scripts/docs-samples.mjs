@@ -143,7 +143,7 @@ try {
       const lines = op.sdk.split('\n').filter((l) => !l.startsWith('import '));
       const code = lines
         .join('\n')
-        .replace(`baseUrl: '${SAMPLE_BASE}'`, 'baseUrl')
+        .replaceAll(`baseUrl: '${SAMPLE_BASE}'`, 'baseUrl')
         .replace(/^const (result|file) = /m, 'return ');
       return `export async function ${op.id}(baseUrl: string) {\n${code.replace(/^/gm, '  ')}\n}\n`;
     });
