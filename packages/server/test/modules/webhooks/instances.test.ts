@@ -14,7 +14,9 @@ let receiver: Receiver;
 const webhooks = Object.assign({}, testConfig().webhooks, { pollIntervalMs: 50, retryBaseMs: 50, timeoutMs: 2000, concurrency: 5 });
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await createTestApp({ webhooks });
+  // No background worker on this app: each test says which instances deliver (a poller of this app
+  // racing the strict instance below would claim its delivery first).
+  t = await createTestApp({ webhooks: Object.assign({}, webhooks, { pollIntervalMs: 0 }) });
 });
 afterAll(async () => {
   await t?.close();
