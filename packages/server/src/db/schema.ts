@@ -592,6 +592,8 @@ export interface AnnouncementsTable {
   expires_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The title, summary and content lower-cased and joined (migration 0020): the search's first test. */
+  search_text: GeneratedAlways<string>;
 }
 
 export interface AnnouncementTagsTable {

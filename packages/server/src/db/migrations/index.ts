@@ -17,6 +17,7 @@ import * as m0015 from './0015_events.js';
 import * as m0016 from './0016_append_only_statistics.js';
 import * as m0018 from './0018_login_throttles.js';
 import * as m0019 from './0019_flat_popularity.js';
+import * as m0020 from './0020_announcement_search_text.js';
 
 /**
  * Every migration, listed explicitly (a FileMigrationProvider reads the folder at run time,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0016_append_only_statistics': m0016,
   '0018_login_throttles': m0018,
   '0019_flat_popularity': m0019,
+  '0020_announcement_search_text': m0020,
 };

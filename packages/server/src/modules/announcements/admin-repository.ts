@@ -58,9 +58,14 @@ export const ADMIN_FILTERS: FilterSpecs<AdminListParameters, Where> = {
   authorId: { bind: same, where: (eb, v) => eb('a.author_id', '=', v as number), columns: ['a.author_id'] },
   search: {
     bind: containing,
+    // The joined lower-cased texts (migration 0020) match whenever one of the ILIKEs does: a plain
+    // LIKE on them first, the exact per-field test only on the rows it lets through.
     where: (eb, v) =>
-      eb.or([eb('a.title', 'ilike', v as string), eb('a.summary', 'ilike', v as string), eb('a.content', 'ilike', v as string)]),
-    columns: ['a.title', 'a.summary', 'a.content'],
+      eb.and([
+        eb('a.search_text', 'like', sql<string>`lower(${v as string})`),
+        eb.or([eb('a.title', 'ilike', v as string), eb('a.summary', 'ilike', v as string), eb('a.content', 'ilike', v as string)]),
+      ]),
+    columns: ['a.search_text', 'a.title', 'a.summary', 'a.content'],
     text: true,
   },
   startDate: { bind: (v) => new Date(v), where: (eb, v) => eb('a.created_at', '>=', v as Date), columns: ['a.created_at'] },

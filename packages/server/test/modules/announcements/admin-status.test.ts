@@ -67,6 +67,32 @@ describe('GET /admin/announcements', () => {
     expect(ranks).toEqual([...ranks].sort((a, b) => b! - a!));
   });
 
+  it('searches title, summary and content case-insensitively, each on its own, and follows edits', async () => {
+    const token = await t.token('admin');
+    const stamp = Date.now().toString(36);
+    const created = await createAnnouncement(t, {
+      title: `Wombat ${stamp} crossing`,
+      summary: `Road closed near Kaolack ${stamp}`,
+      content: `Détour via the 100%_ring ${stamp}.`,
+    });
+    const search = async (term: string) => idsOf(await t.call('listAdminAnnouncements', { token, query: { search: term, limit: 50 } }));
+    expect(await search(`WOMBAT ${stamp}`)).toEqual([created.id]);
+    expect(await search(`kaolack ${stamp}`)).toEqual([created.id]);
+    expect(await search(`DÉTOUR`)).toContain(created.id);
+    // Wildcards in the term are literal characters.
+    expect(await search(`100%_ring ${stamp}`)).toEqual([created.id]);
+    expect(await search(`100%xring ${stamp}`)).toEqual([]);
+    // A term spanning the end of the title and the start of the summary matches neither field.
+    expect(await search(`crossing road closed`)).not.toContain(created.id);
+    // The stored search text follows an edit: the old word is gone, the new one found.
+    const edited = await t.call('updateAnnouncement', { token, params: { id: created.id }, body: { title: `Emu ${stamp} crossing` } });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(await search(`wombat ${stamp}`)).toEqual([]);
+    expect(await search(`emu ${stamp}`)).toEqual([created.id]);
+    const row = await t.db.selectFrom('announcements').select('search_text').where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.search_text).toBe(`emu ${stamp} crossing road closed near kaolack ${stamp} détour via the 100%_ring ${stamp}.`);
+  });
+
   it('answers 403 to agents and team managers and 400 for an unknown sortBy', async () => {
     expectRoleRefused(await t.call('listAdminAnnouncements', { token: await t.token('agent') }), 'listAdminAnnouncements');
     expectRoleRefused(await t.call('listAdminAnnouncements', { token: await t.token('manager') }), 'listAdminAnnouncements');
