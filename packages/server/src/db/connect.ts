@@ -8,6 +8,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { lockDataDir } from './lock.js';
+import { parseTimestamptz } from '../lib/time.js';
 import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
@@ -38,6 +39,10 @@ export function databaseTarget(config: Config): DatabaseTarget {
 // Values stay far below 2^53 in this domain (counters, money with two decimals).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number.parseFloat(v));
+// Every timestamp column is a timestamptz: read by a parser without regular expressions (pg's
+// own, postgres-date, runs three per value), with pg's parser for the texts it does not take.
+const pgTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, (v) => parseTimestamptz(v) ?? pgTimestamptz(v));
 
 const ignore = () => {};
 
