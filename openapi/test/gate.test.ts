@@ -34,15 +34,21 @@ const setVersion = (to: string) => (dir: string) =>
   editYaml(join(dir, 'openapi.yaml'), (doc) => {
     doc.info.version = to;
   });
-const requireVehicleTypeFilter = (dir: string) =>
+const requireVehicleTypeFilter = (dir: string) => {
+  // The filter is in the parameter set of the three transport lists (components/parameter-sets):
+  // listTransports gets its own copy of the set, with the filter required under a name of its own.
+  const sets = join(dir, 'components/parameter-sets');
+  const shared = parse(readFileSync(join(sets, 'TransportListFilters.yaml'), 'utf8')) as Record<string, object>;
+  const own = Object.fromEntries(
+    Object.entries(shared).map(([name, parameter]) =>
+      name === 'TransportVehicleTypeId' ? ['RequiredVehicleTypeId', Object.assign({}, parameter, { required: true })] : [name, parameter],
+    ),
+  );
+  writeFileSync(join(sets, 'RequiredVehicleType.yaml'), stringify(own));
   editYaml(join(dir, 'paths/trade_transports.yaml'), (doc) => {
-    // The parameter is shared with the other transport lists (components/parameters): listTransports
-    // gets its own copy of it, required.
-    const parameters = doc.get.parameters;
-    const at = parameters.findIndex((p: any) => p.$ref === '../components/parameters/TransportVehicleTypeId.yaml');
-    const shared = parse(readFileSync(join(dir, 'components/parameters/TransportVehicleTypeId.yaml'), 'utf8'));
-    parameters[at] = Object.assign(shared, { required: true });
+    doc.get['x-parameters'] = { $ref: '../components/parameter-sets/RequiredVehicleType.yaml' };
   });
+};
 const addOptionalRequestField = (dir: string) =>
   editYaml(join(dir, 'components/schemas/TransportCreateRequest.yaml'), (doc) => {
     doc.properties.internalReference = { type: 'string', maxLength: 64, description: 'A reference of the caller.' };

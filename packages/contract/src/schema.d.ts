@@ -10042,26 +10042,16 @@ export interface components {
          * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
          */
         Cursor: string;
-        /** @description Only transports in this status. */
-        TransportStatusFilter: components["schemas"]["TransportStatus"];
-        /** @description Only transports of this vehicle type. */
-        TransportVehicleTypeId: number;
-        /** @description Case-insensitive substring of the loading point. */
-        TransportLoadingPoint: string;
-        /** @description Case-insensitive substring of the unloading point. */
-        TransportUnloadingPoint: string;
-        /** @description Only transports of this customer. */
-        TransportCustomerId: number;
+        /** @description Sort field. */
+        TransportSortBy: "createdAt" | "loadingNumber" | "status";
+        /** @description Sort direction. */
+        SortOrder: "ASC" | "DESC";
         /** @description Range start (inclusive), ISO 8601 date-time. */
         StartDate: string;
         /** @description Range end (inclusive), ISO 8601 date-time. */
         EndDate: string;
         /** @description Case-insensitive text search; the operation's description names the fields searched. */
         Search: string;
-        /** @description Sort field. */
-        TransportSortBy: "createdAt" | "loadingNumber" | "status";
-        /** @description Sort direction. */
-        SortOrder: "ASC" | "DESC";
         /**
          * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
          *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
@@ -10149,6 +10139,16 @@ export interface components {
          * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
          */
         WebhookSignatureHeader: string;
+        /** @description Only transports in this status. */
+        TransportStatusFilter: components["schemas"]["TransportStatus"];
+        /** @description Only transports of this vehicle type. */
+        TransportVehicleTypeId: number;
+        /** @description Case-insensitive substring of the loading point. */
+        TransportLoadingPoint: string;
+        /** @description Case-insensitive substring of the unloading point. */
+        TransportUnloadingPoint: string;
+        /** @description Only transports of this customer. */
+        TransportCustomerId: number;
     };
     requestBodies: never;
     headers: {
@@ -10481,19 +10481,6 @@ export interface operations {
     listTransports: {
         parameters: {
             query?: {
-                /** @description Page number, starting at 1. */
-                page?: components["parameters"]["Page"];
-                /** @description Items per page (general page size; at most 100). */
-                limit?: components["parameters"]["Limit"];
-                /**
-                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
-                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
-                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
-                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
-                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
-                 */
-                cursor?: components["parameters"]["Cursor"];
                 /** @description Only transports in this status. */
                 status?: components["parameters"]["TransportStatusFilter"];
                 /** @description Only transports of this vehicle type. */
@@ -10510,6 +10497,19 @@ export interface operations {
                 endDate?: components["parameters"]["EndDate"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+                 *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+                 *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+                 *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+                 *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
                 /** @description Sort field. */
                 sortBy?: components["parameters"]["TransportSortBy"];
                 /** @description Sort direction. */
@@ -17402,16 +17402,16 @@ export interface operations {
                 unloadingPoint?: components["parameters"]["TransportUnloadingPoint"];
                 /** @description Only transports of this customer. */
                 customerId?: components["parameters"]["TransportCustomerId"];
-                /** @description Only transports created by this user id. */
-                createdBy?: components["parameters"]["TransportCreatedBy"];
-                /** @description Only transports created by users of this organization or of its descendants. */
-                organizationId?: components["parameters"]["TransportOrganizationId"];
                 /** @description Range start (inclusive), ISO 8601 date-time. */
                 startDate?: components["parameters"]["StartDate"];
                 /** @description Range end (inclusive), ISO 8601 date-time. */
                 endDate?: components["parameters"]["EndDate"];
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
+                /** @description Only transports created by this user id. */
+                createdBy?: components["parameters"]["TransportCreatedBy"];
+                /** @description Only transports created by users of this organization or of its descendants. */
+                organizationId?: components["parameters"]["TransportOrganizationId"];
             };
             header?: never;
             path?: never;
@@ -17538,6 +17538,22 @@ export interface operations {
     listAdminTransports: {
         parameters: {
             query?: {
+                /** @description Only transports in this status. */
+                status?: components["parameters"]["TransportStatusFilter"];
+                /** @description Only transports of this vehicle type. */
+                vehicleTypeId?: components["parameters"]["TransportVehicleTypeId"];
+                /** @description Case-insensitive substring of the loading point. */
+                loadingPoint?: components["parameters"]["TransportLoadingPoint"];
+                /** @description Case-insensitive substring of the unloading point. */
+                unloadingPoint?: components["parameters"]["TransportUnloadingPoint"];
+                /** @description Only transports of this customer. */
+                customerId?: components["parameters"]["TransportCustomerId"];
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Case-insensitive text search; the operation's description names the fields searched. */
+                search?: components["parameters"]["Search"];
                 /** @description Page number, starting at 1. */
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
@@ -17551,26 +17567,10 @@ export interface operations {
                  * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
                  */
                 cursor?: components["parameters"]["Cursor"];
-                /** @description Only transports in this status. */
-                status?: components["parameters"]["TransportStatusFilter"];
-                /** @description Only transports of this vehicle type. */
-                vehicleTypeId?: components["parameters"]["TransportVehicleTypeId"];
-                /** @description Case-insensitive substring of the loading point. */
-                loadingPoint?: components["parameters"]["TransportLoadingPoint"];
-                /** @description Case-insensitive substring of the unloading point. */
-                unloadingPoint?: components["parameters"]["TransportUnloadingPoint"];
-                /** @description Only transports of this customer. */
-                customerId?: components["parameters"]["TransportCustomerId"];
                 /** @description Only transports created by this user id. */
                 createdBy?: components["parameters"]["TransportCreatedBy"];
                 /** @description Only transports created by users of this organization or of its descendants. */
                 organizationId?: components["parameters"]["TransportOrganizationId"];
-                /** @description Range start (inclusive), ISO 8601 date-time. */
-                startDate?: components["parameters"]["StartDate"];
-                /** @description Range end (inclusive), ISO 8601 date-time. */
-                endDate?: components["parameters"]["EndDate"];
-                /** @description Case-insensitive text search; the operation's description names the fields searched. */
-                search?: components["parameters"]["Search"];
                 /** @description Sort field. */
                 sortBy?: components["parameters"]["TransportSortBy"];
                 /** @description Sort direction. */
