@@ -235,6 +235,16 @@ export async function finishAnswer(
  * Idempotent retries and conditional writes (the contract's introduction states the rules):
  * hooks on the routes of the operations that take part, driven by the contract.
  */
+/** Ends the request's lease on its resource, if it holds one (once). */
+async function releaseHeldLock(req: FastifyRequest): Promise<void> {
+  const lock = req.resourceLock;
+  if (!lock) return;
+  req.resourceLock = null;
+  await releaseLock(req.server.db, lock.resource, lock.holder).catch((error: unknown) =>
+    req.log.warn({ err: error }, 'a resource lock could not be released (its lease ends it)'),
+  );
+}
+
 export default fp(async function writeSafety(app: FastifyInstance) {
   app.decorateRequest('idempotency', null);
   app.decorateRequest('resourceLock', null);
@@ -272,19 +282,13 @@ export default fp(async function writeSafety(app: FastifyInstance) {
             req.log.warn({ err: error }, 'an idempotency key could not be freed'),
           );
         }
+        // The write is over (committed or not): the lease ends before the answer leaves, so the
+        // client's next conditional write never waits for it.
+        await releaseHeldLock(req);
         return payload;
       },
     ];
-    route.onResponse = [
-      ...hookList(route.onResponse),
-      async (req: FastifyRequest) => {
-        const lock = req.resourceLock;
-        if (!lock) return;
-        req.resourceLock = null;
-        await releaseLock(req.server.db, lock.resource, lock.holder).catch((error: unknown) =>
-          req.log.warn({ err: error }, 'a resource lock could not be released (its lease ends it)'),
-        );
-      },
-    ];
+    // A request that never reached its answer (the client went away) still ends its lease.
+    route.onResponse = [...hookList(route.onResponse), releaseHeldLock];
   });
 });

@@ -50,6 +50,45 @@ describe('the pg row builder patch', () => {
     expect(answered).toBeUndefined();
   });
 
+  it("sets what pg's addFields sets for array rows (fields, the same parsers), without the empty row object", () => {
+    // When this fails, pg's addFields does something else: recheck what array rows need of it.
+    const result = readFileSync(createRequire(import.meta.url).resolve('pg/lib/result.js'), 'utf8');
+    const body = /\n {2}addFields\(fieldDescriptions\) \{([\s\S]*?)\n {2}\}\n/.exec(result)?.[1] ?? '';
+    const assigned = [...body.matchAll(/this\.(\w+)(?:\[i\])? =/g)].map((m) => m[1]);
+    expect([...new Set(assigned)]).toEqual(['fields', '_parsers', '_prebuiltEmptyResultObject']);
+    expect(result).toMatch(/_parseRowAsArray\(rowData\) \{[^}]*this\._parsers\[i\]/);
+
+    const fields = [
+      { name: 'id', dataTypeID: 23, format: 'text' },
+      { name: 'created_at', dataTypeID: 1184, format: 'text' },
+      { name: 'total', dataTypeID: 20, format: 'text' },
+      { name: 'label', dataTypeID: 25 },
+    ];
+    type Result = { addFields(f: object[]): void; fields: object[]; _parsers: unknown[]; parseRow(v: unknown[]): unknown };
+    const ours = (arrayRowsQuery('select 1', [], null, true, () => {}) as unknown as { _result: Result })._result;
+    const theirs = (arrayRowsQuery('select 1', [], null, false, () => {}) as unknown as { _result: Result })._result;
+    ours.addFields(fields);
+    theirs.addFields(fields);
+    expect(ours.fields).toBe(fields);
+    expect(ours._parsers).toEqual(theirs._parsers);
+    expect(ours._parsers.every((parser, i) => parser === theirs._parsers[i])).toBe(true);
+    // pg's constructor sets it to null; only pg's own addFields fills it.
+    expect((theirs as unknown as { _prebuiltEmptyResultObject: unknown })._prebuiltEmptyResultObject).toEqual({
+      id: null,
+      created_at: null,
+      total: null,
+      label: null,
+    });
+    expect((ours as unknown as { _prebuiltEmptyResultObject: unknown })._prebuiltEmptyResultObject).toBeNull();
+    expect(ours.parseRow(['7', '2026-11-27 15:31:57.462+00', '12', 'x'])).toEqual([7, new Date('2026-11-27T15:31:57.462Z'), 12, 'x']);
+    // A query with types of its own gets its parsers from them, as pg does.
+    const custom = { getTypeParser: (oid: number) => (value: string) => `${oid}:${value}` };
+    const own = (arrayRowsQuery('select 1', [], null, true, () => {}) as unknown as { _result: Result & { _types: unknown } })._result;
+    own._types = custom;
+    own.addFields(fields);
+    expect(own.parseRow(['7', 'a', 'b', 'c'])).toEqual(['23:7', '1184:a', '20:b', '25:c']);
+  });
+
   it("still has a reason to build queries from text: pg copies a config object's descriptors on every query", () => {
     // When this fails, pg no longer copies the config: pass { text, values, name, rowMode: 'array' } instead.
     const utils = readFileSync(createRequire(import.meta.url).resolve('pg/lib/utils.js'), 'utf8');
