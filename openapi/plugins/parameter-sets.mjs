@@ -10,7 +10,8 @@
 // below), so `pnpm lint` checks each one as it checks any parameter, duplicates with the
 // operation's own included. When the contract is bundled, the `expand` decorator puts the set's
 // parameters first in each naming operation's `parameters`, as `$ref`s to
-// `#/components/parameters/<name>`, and moves the inline definitions there: the bundle, and
+// `#/components/parameters/<name>` (inline in a dereferenced document, as `redocly respect` reads
+// it), and moves the inline definitions there: the bundle, and
 // everything made from it (types, SDK, docs, mock, the release gate), sees plain OpenAPI.
 const EXTENSION = 'x-parameters';
 const COMPONENT = '#/components/parameters/';
@@ -24,7 +25,12 @@ function expand() {
         const set = operation[EXTENSION];
         if (set === undefined) return;
         delete operation[EXTENSION];
+        // A dereferenced document (what `redocly respect` reads) has its parameters inline: the
+        // set's stay inline there too. A bundled one refers to components.
+        const own = operation.parameters ?? [];
+        const dereferenced = own.length > 0 && own.every((p) => typeof p.$ref !== 'string');
         const refs = Object.entries(set).map(([name, parameter]) => {
+          if (dereferenced && typeof parameter.$ref !== 'string') return parameter;
           if (typeof parameter.$ref === 'string') {
             if (parameter.$ref !== `${COMPONENT}${name}`)
               throw new Error(`${ctx.location.pointer}: the set names ${parameter.$ref} "${name}": name it as its file`);
@@ -36,7 +42,7 @@ function expand() {
           hoisted.set(name, parameter);
           return { $ref: `${COMPONENT}${name}` };
         });
-        operation.parameters = [...refs, ...(operation.parameters ?? [])];
+        operation.parameters = [...refs, ...own];
       },
     },
     Root: {
@@ -45,7 +51,8 @@ function expand() {
         root.components ??= {};
         root.components.parameters ??= {};
         for (const [name, parameter] of hoisted) {
-          if (root.components.parameters[name] !== undefined)
+          const existing = root.components.parameters[name];
+          if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(parameter))
             throw new Error(`components.parameters.${name} exists already: a set's inline parameter needs a name of its own`);
           root.components.parameters[name] = parameter;
         }

@@ -46,6 +46,22 @@ describe('the transport list filters (a parameter set)', () => {
     expect(bundled.components.parameters.TransportStatusFilter.schema).toEqual({ $ref: '#/components/schemas/TransportStatus' });
   });
 
+  it('stay inline in a dereferenced document (what `redocly respect` reads for the journeys)', () => {
+    const out = join(work, 'dereferenced.json');
+    runRedocly(['bundle', join(root, 'openapi/openapi.yaml'), '--dereferenced', '--output', out]);
+    const document = JSON.parse(readFileSync(out, 'utf8'));
+    const listTransports = document.paths['/trade/transports'].get.parameters as Array<{ name: string; $ref?: string }>;
+    expect(listTransports.filter((p) => p.$ref !== undefined)).toEqual([]);
+    expect(listTransports.map((p) => p.name)).toEqual([
+      ...Object.keys(set).map((name) => bundled.components.parameters[name].name),
+      'page',
+      'limit',
+      'cursor',
+      'sortBy',
+      'sortOrder',
+    ]);
+  }, 60_000);
+
   it('refuse a reference named otherwise than its file, and two different parameters under one name', () => {
     const misnamed = withSet('misnamed', stringify(Object.assign({}, set, { Since: { $ref: '../parameters/StartDate.yaml' } })));
     expect(() => bundleContract(misnamed)).toThrow(/#\/components\/parameters\/StartDate "Since": name it as its file/);
