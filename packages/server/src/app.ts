@@ -135,7 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.sandbox) await takeSnapshot(app.db);
   app.decorate(
     'apiKeys',
-    createApiKeyGuard(app.db, bus, (error) => app.log.warn({ err: error }, 'recording the use of an API key failed')),
+    createApiKeyGuard(app.db, (error) => app.log.warn({ err: error }, 'recording the use of an API key failed')),
   );
   await app.register(rateLimits);
   await app.register(security);

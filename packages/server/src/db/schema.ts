@@ -709,8 +709,10 @@ export interface WebhookSubscriptionsTable {
   url: string;
   description: string | null;
   event_types: Json<EventType[]>;
-  /** The signing secret (`whsec_...`): kept as is, since every delivery is signed with it. */
+  /** The signing secret (`whsec_...`), sealed with the key `secret_key_id` names (modules/webhooks/secrets.ts). */
   secret: string;
+  /** The id of the key that sealed `secret`; null for a secret still in plain text (sealed at the next start). */
+  secret_key_id: string | null;
   is_active: Generated<boolean>;
   failing_since: NullableTimestamp;
   disabled_at: NullableTimestamp;
@@ -757,6 +759,8 @@ export interface ApiKeysTable {
   key_hash: string;
   /** The key's service account. */
   user_id: number;
+  /** The access level the key was created with: it acts with the lesser of this and its account's current level. */
+  access_level_cap: AccessLevel;
   created_by: number | null;
   created_at: Timestamp;
   last_used_at: NullableTimestamp;

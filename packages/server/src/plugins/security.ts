@@ -43,7 +43,7 @@ export default fp(async function security(app: FastifyInstance) {
     );
   };
 
-  // Callback-style and synchronous when the session is known: identification runs on every request.
+  // Callback-style: identification runs on every request (and reads the session's row: modules/auth/sessions.ts).
   const identify: onRequestHookHandler = (req, _reply, done) => {
     const header = req.headers.authorization;
     const key = req.headers['x-api-key'];
@@ -78,8 +78,8 @@ export default fp(async function security(app: FastifyInstance) {
       else req.authError = new ListError(401, 'Authentication required', ['Token has been revoked']);
     };
     const active = app.sessions.isActive(verified.sid);
-    if (active === true) {
-      settle(true);
+    if (active === false) {
+      settle(false);
       return done();
     }
     active.then(

@@ -1,35 +1,26 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Bus } from '../../lib/bus.js';
 import type { AuthContext } from '../../lib/identity.js';
 import { hashKey, identityOfKey, touchKey } from './repository.js';
 
-const CHANNEL = 'api-keys-revoked';
-const TRUST_MS = 30_000;
 const TOUCH_MS = 60_000;
-const MAX_ENTRIES = 10_000;
 const FAR_FUTURE = new Date('9999-12-31T00:00:00Z');
 
-interface Known {
-  auth: AuthContext;
-  keyId: number;
-  checkedAt: number;
-}
-
 /**
- * Turns an `X-API-Key` into the identity of its service account. A key is looked up by its sha256
- * and remembered for TRUST_MS; a revocation (or a change of its account) forgets it on every
- * instance at once through the bus. Each use is recorded in `last_used_at`, at most once a
- * minute per key and instance (the write is not awaited and never fails the request).
+ * Turns an `X-API-Key` into the identity of its service account. The database is the authority:
+ * every request looks the key up by its sha256 joined to its account and roles (one indexed
+ * query), so a revocation, or a deactivation, demotion or deletion of its account, committed on
+ * any instance holds on every instance from the next request on, whether Redis is up or not.
+ * Each use is recorded in `last_used_at`, at most once a minute per key and instance (the write
+ * is not awaited and never fails the request).
  */
-export function createApiKeyGuard(db: Kysely<Database>, bus: Bus, onError: (error: unknown) => void) {
-  const known = new Map<string, Known>();
+export function createApiKeyGuard(db: Kysely<Database>, onError: (error: unknown) => void) {
   const touched = new Map<number, number>();
-  bus.subscribe(CHANNEL, () => known.clear());
 
   const touch = (keyId: number) => {
     const now = Date.now();
     if (now - (touched.get(keyId) ?? 0) < TOUCH_MS) return;
+    if (touched.size >= 10_000) touched.clear();
     touched.set(keyId, now);
     touchKey(db, keyId, new Date(now)).catch(onError);
   };
@@ -37,18 +28,10 @@ export function createApiKeyGuard(db: Kysely<Database>, bus: Bus, onError: (erro
   return {
     /** The caller a key stands for, or null when it is unknown, revoked or its account inactive. */
     async authenticate(key: string): Promise<AuthContext | null> {
-      const hash = hashKey(key);
-      const hit = known.get(hash);
-      if (hit && Date.now() - hit.checkedAt < TRUST_MS) {
-        touch(hit.keyId);
-        return hit.auth;
-      }
-      const row = await identityOfKey(db, hash);
-      if (!row) {
-        known.delete(hash);
-        return null;
-      }
-      const auth: AuthContext = {
+      const row = await identityOfKey(db, hashKey(key));
+      if (!row) return null;
+      touch(row.id);
+      return {
         userId: row.user_id,
         username: row.username,
         email: row.email,
@@ -61,20 +44,9 @@ export function createApiKeyGuard(db: Kysely<Database>, bus: Bus, onError: (erro
         tokenId: `apikey:${row.id}`,
         expiresAt: FAR_FUTURE,
       };
-      if (known.size >= MAX_ENTRIES) known.clear();
-      known.set(hash, { auth, keyId: row.id, checkedAt: Date.now() });
-      touch(row.id);
-      return auth;
-    },
-
-    /** Forgets every remembered key on every instance (after a revocation). */
-    async forgetAll(): Promise<void> {
-      known.clear();
-      await bus.publish(CHANNEL, '');
     },
 
     clear(): void {
-      known.clear();
       touched.clear();
     },
   };

@@ -44,7 +44,15 @@ export const apiKeyHandlers: ModuleHandlers<ApiKeyOps> = {
     const countryId = auth.countryId ?? (await accountCountry(db, auth.userId));
     // The service account never logs in: its password is random and thrown away.
     const passwordHash = await hashPassword(randomBytes(32).toString('base64url'));
-    const { id, key } = await insertKey(db, { name: name.trim(), roleId, organizationId, countryId, createdBy: auth.userId, passwordHash });
+    const { id, key } = await insertKey(db, {
+      name: name.trim(),
+      roleId,
+      accessLevel: role.access_level,
+      organizationId,
+      countryId,
+      createdBy: auth.userId,
+      passwordHash,
+    });
     const row = await findKey(db, id);
     return { status: 201, message: 'API key created', result: Object.assign(toApiKey(row!), { key }) };
   },
@@ -52,7 +60,6 @@ export const apiKeyHandlers: ModuleHandlers<ApiKeyOps> = {
   async revokeApiKey(req) {
     const { id } = req.params;
     if (!(await revokeKey(req.server.db, id))) throw notFound.resource('apiKey', id);
-    await req.server.apiKeys.forgetAll();
     return { message: 'API key revoked', result: null };
   },
 };

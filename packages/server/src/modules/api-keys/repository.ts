@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { ACCESS_LEVELS, type AccessLevel } from '../../lib/identity.js';
 
 type Db = Kysely<Database>;
 
@@ -37,7 +38,15 @@ export const findKey = (db: Db, id: number) => withAccount(db).select(listColumn
  */
 export async function insertKey(
   db: Db,
-  values: { name: string; roleId: number; organizationId: number | null; countryId: number; createdBy: number; passwordHash: string },
+  values: {
+    name: string;
+    roleId: number;
+    accessLevel: AccessLevel;
+    organizationId: number | null;
+    countryId: number;
+    createdBy: number;
+    passwordHash: string;
+  },
 ): Promise<{ id: number; key: string }> {
   const key = newKey();
   return db.transaction().execute(async (trx) => {
@@ -59,7 +68,15 @@ export async function insertKey(
       .executeTakeFirstOrThrow();
     await trx
       .insertInto('api_keys')
-      .values({ id, name: values.name, prefix: key.slice(0, 12), key_hash: hashKey(key), user_id: user.id, created_by: values.createdBy })
+      .values({
+        id,
+        name: values.name,
+        prefix: key.slice(0, 12),
+        key_hash: hashKey(key),
+        user_id: user.id,
+        access_level_cap: values.accessLevel,
+        created_by: values.createdBy,
+      })
       .execute();
     return { id, key };
   });
@@ -76,15 +93,41 @@ export async function revokeKey(db: Db, id: number): Promise<boolean> {
   return row !== undefined;
 }
 
-/** The identity a key acts as: its service account, when the key is not revoked and the account active. */
-export const identityOfKey = (db: Db, keyHash: string) =>
-  withAccount(db)
-    .select(['k.id', 'u.id as user_id', 'u.username', 'u.email', 'u.role_id', 'r.access_level', 'u.country_id', 'u.organization_id'])
+/**
+ * The identity a key acts as: its service account, when the key is not revoked and the account and
+ * its role active. `access_level` is the lesser of the key's cap (its level when created) and the
+ * account's current level: promoting the account never widens a key, demoting it narrows the key.
+ */
+export async function identityOfKey(db: Db, keyHash: string) {
+  const row = await withAccount(db)
+    .select([
+      'k.id',
+      'k.access_level_cap',
+      'u.id as user_id',
+      'u.username',
+      'u.email',
+      'u.role_id',
+      'r.access_level',
+      'u.country_id',
+      'u.organization_id',
+    ])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null)
     .where('u.is_active', '=', true)
     .where('r.is_active', '=', true)
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { access_level_cap: cap, ...identity } = row;
+  return Object.assign(identity, { access_level: lesserLevel(cap, row.access_level) });
+}
+
+/** The lower of two access levels (the contract's order ranks them); an unknown one counts as the lowest. */
+export function lesserLevel(a: AccessLevel, b: AccessLevel): AccessLevel {
+  const ra = ACCESS_LEVELS.indexOf(a);
+  const rb = ACCESS_LEVELS.indexOf(b);
+  if (ra < 0 || rb < 0) return ACCESS_LEVELS[0]!;
+  return ra <= rb ? a : b;
+}
 
 /** Records a use of the key (the callers throttle it). */
 export async function touchKey(db: Db, id: number, at: Date): Promise<void> {
