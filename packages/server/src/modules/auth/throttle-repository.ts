@@ -62,7 +62,10 @@ export function nextAttempt(
  */
 export async function recordLoginAttempt(db: Kysely<Database>, key: string, rules: Rules): Promise<{ refusedForMs: number }> {
   return db.transaction().execute(async (trx) => {
-    await trx
+    // One statement that inserts the row or locks the existing one, and returns it either way. (An
+    // insert that ignores the conflict then a `select ... for update` found nothing when a
+    // concurrent successful login deleted the row in between; an upsert retries its insert then.)
+    const row = await trx
       .insertInto('login_throttles')
       .values({
         username_key: key,
@@ -72,13 +75,8 @@ export async function recordLoginAttempt(db: Kysely<Database>, key: string, rule
         locked_until: null,
         last_attempt_at: sql`now()`,
       })
-      .onConflict((oc) => oc.column('username_key').doNothing())
-      .execute();
-    const row = await trx
-      .selectFrom('login_throttles')
-      .select(['attempts', 'window_started_at', 'lockouts', 'locked_until', 'last_attempt_at', sql<Date>`now()`.as('now')])
-      .where('username_key', '=', key)
-      .forUpdate()
+      .onConflict((oc) => oc.column('username_key').doUpdateSet({ username_key: (eb) => eb.ref('excluded.username_key') }))
+      .returning(['attempts', 'window_started_at', 'lockouts', 'locked_until', 'last_attempt_at', sql<Date>`now()`.as('now')])
       .executeTakeFirstOrThrow();
     const current: ThrottleState = {
       attempts: row.attempts,

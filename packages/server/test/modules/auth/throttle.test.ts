@@ -143,3 +143,32 @@ describe('a bearer token does not lift the login limits', () => {
     expect(profile.headers['x-ratelimit-limit']).toBe('100');
   });
 });
+
+describe('concurrent logins of one account', () => {
+  // Every attempt is checked (no lock in reach), so successful logins reset the row while others count on it.
+  const wide = useTestApp({
+    loginThrottle: Object.assign({}, loginThrottle, { maxFailures: 10_000 }),
+    rateLimit: { anonymous: 10_000, user: 10_000, admin: 10_000, windowMs: 3600_000 },
+  });
+
+  it('answers 50 logins of one account at once, right and wrong passwords, with 200 or 401 and never a 5xx', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        wide.call('login', {
+          body: { username: 'agent', password: i % 5 === 4 ? `wrong-${i}` : DEMO_PASSWORD },
+          remoteAddress: ADDRESSES[i % 5],
+        }),
+      ),
+    );
+    const answers = results.map((r, i) => ({ i, status: r.status, message: r.body.message }));
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    for (const [i, r] of results.entries()) {
+      if (i % 5 === 4) {
+        expect(r.status, JSON.stringify(r.body)).toBe(401);
+      } else {
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body.result.user.username).toBe('agent');
+      }
+    }
+  });
+});
