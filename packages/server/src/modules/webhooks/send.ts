@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { lookupPublic } from './targets.js';
+import { connectedAddressRefused, lookupPublic, refusedTarget } from './targets.js';
 
 /** The outcome of one attempt: a 2xx status is a success; anything else is retried. */
 export interface AttemptOutcome {
@@ -14,6 +14,7 @@ export interface AttemptOutcome {
 export interface SendOptions {
   timeoutMs: number;
   allowPrivateTargets: boolean;
+  requireHttps: boolean;
 }
 
 // Connections are kept open between deliveries to the same endpoint (a partner receives bursts).
@@ -36,27 +37,28 @@ export function signedHeaders(secret: string, eventId: string, body: string, at:
 }
 
 /**
- * POSTs one signed event. A redirect is an answer like any other non-2xx (never followed); the
- * whole exchange, connection included, must end within `timeoutMs`. The answer's body is read
- * and discarded (at most the socket's buffers: the connection is dropped rather than read further).
+ * POSTs one signed event. The target is judged again by this worker's rules (modules/webhooks/
+ * targets.ts): its scheme and written address before connecting, each resolved address in the
+ * lookup, and the address the socket is connected to before anything is sent. A redirect is an
+ * answer like any other non-2xx (never followed); the whole exchange, connection included, must
+ * end within `timeoutMs`. The answer's body is read and discarded (at most the socket's buffers:
+ * the connection is dropped rather than read further).
  */
 export function sendEvent(url: string, secret: string, eventId: string, body: string, options: SendOptions): Promise<AttemptOutcome> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
+  const refused = refusedTarget(url, options);
+  if (refused !== null) return Promise.resolve({ ok: false, status: null, error: `refused: url ${refused}`, latencyMs: 0 });
   return new Promise((resolve) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const done = (outcome: Omit<AttemptOutcome, 'latencyMs'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(Object.assign(outcome, { latencyMs: latency() }));
     };
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return done({ ok: false, status: null, error: 'invalid URL' });
-    }
+    const target = new URL(url);
     const protocol = target.protocol as 'http:' | 'https:';
     const transport = protocol === 'https:' ? https : http;
     const agent = (options.allowPrivateTargets ? agents : publicAgents)[protocol];
@@ -74,7 +76,18 @@ export function sendEvent(url: string, secret: string, eventId: string, body: st
       response.on('end', () => done({ ok, status, error: ok ? null : `HTTP ${status}` }));
       response.on('error', () => done({ ok, status, error: ok ? null : `HTTP ${status}` }));
     });
-    const timer = setTimeout(() => {
+    request.on('socket', (socket) => {
+      const judge = () => {
+        const why = connectedAddressRefused(socket.remoteAddress, options);
+        if (why === null) return;
+        done({ ok: false, status: null, error: `refused: ${why}` });
+        request.destroy();
+      };
+      // Registered before the request's own writes wait for the connection: this runs first.
+      if (socket.connecting) socket.once('connect', judge);
+      else judge();
+    });
+    timer = setTimeout(() => {
       done({ ok: false, status: null, error: `no answer within ${options.timeoutMs} ms` });
       request.destroy();
     }, options.timeoutMs);

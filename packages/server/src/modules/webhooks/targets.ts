@@ -1,58 +1,36 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { ListError } from '../../http/errors.js';
 
 /*
- * Where webhooks may go. In production a target is https and its host may not be (or resolve to)
- * a loopback, private, link-local or otherwise reserved address: the server must not become a way
- * to reach its own network. The host is checked when an endpoint is saved, and again on every
- * connection, on the addresses the connection is about to use (lookupPublic below), so a name that
- * resolves elsewhere later (DNS rebinding) is refused too.
+ * Where webhooks may go. In production a target is https and every address it is reached at is a
+ * public unicast one: the server must not become a way to reach its own network. The rules are
+ * applied when an endpoint is saved (checkTarget) and again by the worker on every delivery
+ * (refusedTarget, then lookupPublic on the addresses the connection uses), with the worker's own
+ * configuration: an endpoint saved under development rules is refused by a production worker, and
+ * a name that resolves elsewhere later (DNS rebinding) is refused too. Redirects are never followed.
  */
 
-// Two lists: a BlockList also checks an IPv4 address against the IPv4-mapped IPv6 ranges it holds.
-const reserved4 = new BlockList();
-const reserved6 = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  reserved4.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  reserved6.addSubnet(net, bits, 'ipv6');
-}
+// Global unicast IPv6 (2000::/3); inside it ipaddr.js names the special ranges (6to4, Teredo, NAT64, documentation, ...).
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
-/** True for an address that is not a public unicast one. IPv4-mapped IPv6 addresses are judged as IPv4. */
+/**
+ * True unless `address` is a public unicast address, as ipaddr.js classifies it: loopback, private,
+ * link-local, CGNAT, multicast, documentation, benchmarking and reserved IPv4 ranges; IPv6 outside
+ * 2000::/3 (IPv4-compatible `::a.b.c.d`, unique-local, link-local, multicast) or in one of its
+ * special ranges (6to4 `2002::/16`, Teredo `2001::/32`, NAT64 `64:ff9b::/96`). IPv4-mapped IPv6
+ * (`::ffff:a.b.c.d`) is judged as the IPv4 address it maps. Not an address at all: true.
+ */
 export function isReservedAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return reserved4.check(mapped[1]!, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true;
-  // An IPv4-mapped address written in hexadecimal falls in ::ffff:0:0/96 and is refused as a whole.
-  return family === 4 ? reserved4.check(address, 'ipv4') : reserved6.check(address, 'ipv6');
+  // ipaddr.js reads `::a.b.c.d` as IPv4-mapped: the URL parser's canonical form (`::808:808`) first.
+  const parsed = ipaddr.parse(family === 6 ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address);
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() !== 'unicast';
+  return !v6.match(GLOBAL_UNICAST_V6) || v6.range() !== 'unicast';
 }
 
 export interface TargetRules {
@@ -60,9 +38,41 @@ export interface TargetRules {
   allowPrivateTargets: boolean;
 }
 
+/**
+ * Why `url` may not receive webhooks under `rules`, judged without resolving names: not an
+ * absolute http(s) URL, http where https is required, credentials in the URL, or a host written
+ * as an address (in any form the URL parser accepts: `2130706433`, `0x7f.1`, `[::127.0.0.1]`)
+ * that is not public while private targets are not allowed. null when nothing refuses it yet.
+ */
+export function refusedTarget(url: string, rules: TargetRules): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must use https';
+  if (rules.requireHttps && parsed.protocol !== 'https:') return 'must use https in production';
+  if (parsed.username || parsed.password) return 'must not carry credentials';
+  if (rules.allowPrivateTargets) return null;
+  // The URL parser has already turned decimal, octal and hexadecimal IPv4 forms into dotted quads.
+  const host = literalHost(parsed);
+  if (host !== null && isReservedAddress(host)) return reservedRule(host, host);
+  return null;
+}
+
+/** The address a URL's host is written as, or null for a name. */
+function literalHost(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) === 0 ? null : host;
+}
+
+const reservedRule = (host: string, address: string) =>
+  `must not resolve to a loopback, private, link-local or reserved address (${host} is ${address})`;
+
 const refuse = (rule: string) => new ListError(400, 'Validation failed', [`body/url ${rule}`]);
 
-/** Resolves every address of `host` (an IP literal resolves to itself). */
+/** Resolves every address of `host`. */
 function resolveAll(host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) =>
     dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
@@ -70,22 +80,16 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
 }
 
 /**
- * 400 naming the rule when `url` may not receive webhooks: a scheme other than http(s), http in
- * production, credentials in the URL, or (unless private targets are allowed) a host that does not
- * resolve or resolves to a reserved address.
+ * 400 naming the rule when `url` may not receive webhooks (refusedTarget), or (unless private
+ * targets are allowed) when its host name does not resolve or resolves to a reserved address.
  */
 export async function checkTarget(url: string, rules: TargetRules): Promise<void> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw refuse('must be an absolute URL');
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw refuse('must use https');
-  if (rules.requireHttps && parsed.protocol !== 'https:') throw refuse('must use https in production');
-  if (parsed.username || parsed.password) throw refuse('must not carry credentials');
+  const refused = refusedTarget(url, rules);
+  if (refused !== null) throw refuse(refused);
   if (rules.allowPrivateTargets) return;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const parsed = new URL(url);
+  if (literalHost(parsed) !== null) return;
+  const host = parsed.hostname;
   let addresses: LookupAddress[];
   try {
     addresses = await resolveAll(host);
@@ -93,16 +97,15 @@ export async function checkTarget(url: string, rules: TargetRules): Promise<void
     throw refuse(`host ${host} does not resolve`);
   }
   const bad = addresses.find((a) => isReservedAddress(a.address));
-  if (addresses.length === 0 || bad) {
-    throw refuse(`must not resolve to a loopback, private, link-local or reserved address (${host} is ${bad?.address ?? 'unresolved'})`);
-  }
+  if (addresses.length === 0 || bad) throw refuse(reservedRule(host, bad?.address ?? 'unresolved'));
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * A `lookup` for http.request that refuses reserved addresses: the connection uses only the
- * addresses checked here, so no second resolution can point it elsewhere.
+ * addresses checked here, so no second resolution can point it elsewhere. (Node calls no lookup
+ * for a host written as an address: the worker refuses those with refusedTarget before connecting.)
  */
 export function lookupPublic(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
   dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
@@ -117,4 +120,14 @@ export function lookupPublic(hostname: string, options: { all?: boolean }, callb
     if (options.all) return callback(null, addresses);
     callback(null, addresses[0]!.address, addresses[0]!.family);
   });
+}
+
+/**
+ * Whether the socket a delivery got is connected to an address the rules allow: the last check,
+ * on the address actually connected to (a kept-alive socket, or one a custom lookup could not see).
+ */
+export function connectedAddressRefused(remoteAddress: string | undefined, rules: TargetRules): string | null {
+  if (rules.allowPrivateTargets) return null;
+  if (remoteAddress === undefined) return 'connected to an unknown address';
+  return isReservedAddress(remoteAddress) ? `connected to a reserved address (${remoteAddress})` : null;
 }
