@@ -15,7 +15,10 @@ trap cleanup EXIT
 echo "== pack @transport-ops/sdk"
 (cd "$root/packages/sdk" && pnpm run build >/dev/null && pnpm pack --pack-destination "$work" >/dev/null)
 tarball="$(ls "$work"/transport-ops-sdk-*.tgz)"
-echo "$(basename "$tarball"): $(du -k "$tarball" | cut -f1) kB"
+packed="$(tar -xzOf "$tarball" package/package.json | node -pe 'JSON.parse(require("fs").readFileSync(0)).version')"
+expected="$(node "$root/scripts/sdk-version.mjs")"
+echo "$(basename "$tarball"): $(du -k "$tarball" | cut -f1) kB, version $packed"
+if [ "$packed" != "$expected" ]; then echo "the tarball says $packed, the build is $expected (pnpm sdk:version)" >&2; exit 1; fi
 
 echo "== install it into an empty project"
 mkdir "$work/consumer" && cd "$work/consumer"
