@@ -19,6 +19,14 @@ const ENTRIES = [
     budget: { minified: 16 * kB, gzipped: 6 * kB },
     forbidden: ['openapi-fetch'],
   },
+  // Its peer dependencies are the app's (react, @tanstack/react-query, openapi-react-query); it takes the client as an argument.
+  {
+    name: '@transport-ops/sdk/react-query',
+    file: 'react-query.js',
+    budget: { minified: 1 * kB, gzipped: 1 * kB },
+    external: ['react', '@tanstack/react-query', 'openapi-react-query'],
+    forbidden: ['openapi-fetch'],
+  },
 ];
 
 const kb = (n) => `${(n / kB).toFixed(1)} kB`;
