@@ -1,24 +1,34 @@
 #!/usr/bin/env node
-// `pnpm contract:release`: releases the contract at its info.version. Runs the gate (it must pass),
-// writes openapi/releases/<version>.json (the bundled document, as /openapi.json serves it),
-// prepends the change list against the previous release to openapi/CHANGELOG.md, and empties the
-// accepted exceptions (they were reviewed against the previous release). Commit the three files.
+// `pnpm contract:release`: releases the contract and the SDK at the contract's info.version. Runs the
+// gate (it must pass), writes openapi/releases/<version>.json (the bundled document, as
+// /openapi.json serves it), turns the "Unreleased" entries of openapi/CHANGELOG.md (followed by the
+// change list against the previous release) and of packages/sdk/CHANGELOG.md into the release's
+// section, sets the SDK's version to the release's, and empties the accepted exceptions (they were
+// reviewed against the previous release). Commit the five files: from then on the SDK packs as the
+// plain version instead of `<version>-next.N` (scripts/lib/sdk-version.mjs).
 //   --date <YYYY-MM-DD>   the release date written in the changelog (default today, UTC)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { releaseChangelog } from './lib/changelog.mjs';
 import { compareVersions, root } from './lib/contract.mjs';
 import { defaults, markdown, readAccepted, runGate } from './lib/gate.mjs';
 
 const { values } = parseArgs({ options: { date: { type: 'string', default: new Date().toISOString().slice(0, 10) } } });
 const changelog = join(root, 'openapi/CHANGELOG.md');
+const sdkChangelog = join(root, 'packages/sdk/CHANGELOG.md');
 const result = runGate();
 for (const problem of result.problems) console.error(`✖ ${problem}`);
 if (!result.ok) process.exit(1);
 const { version, base } = result;
 if (base && compareVersions(version, base) <= 0) {
   console.error(`✖ release ${base} exists: move info.version (openapi/openapi.yaml) past it first`);
+  process.exit(1);
+}
+const sdk = JSON.parse(readFileSync(defaults.sdkPackage, 'utf8'));
+if (compareVersions(sdk.version, version) > 0) {
+  console.error(`✖ the SDK's version ${sdk.version} is past the contract's ${version}: release the SDK with the contract at one version`);
   process.exit(1);
 }
 
@@ -33,16 +43,28 @@ const header = [
   'the introduction of the contract (`info.description`, "Versioning and deprecation").',
   '',
 ].join('\n');
-const previous = existsSync(changelog) ? readFileSync(changelog, 'utf8').slice(header.length) : '';
-const body = base
+const generated = base
   ? `Compared with ${base}.\n\n${markdown(result) || 'No change to the interface (documentation only).\n'}`
   : 'First release kept in the repository: the contract the SDK 1.1.0 was built from.\n';
-writeFileSync(changelog, `${header}\n## ${version} (${values.date})\n\n${body.trimEnd()}\n${previous ? `\n${previous.trimStart()}` : ''}`);
+const previous = existsSync(changelog) ? readFileSync(changelog, 'utf8') : '';
+const firstSection = previous.search(/^## /m);
+const releasedText = releaseChangelog(
+  `${header}\n${firstSection < 0 ? '' : previous.slice(firstSection)}`,
+  version,
+  values.date,
+  generated,
+);
+writeFileSync(changelog, releasedText);
+if (existsSync(sdkChangelog)) writeFileSync(sdkChangelog, releaseChangelog(readFileSync(sdkChangelog, 'utf8'), version, values.date));
+if (sdk.version !== version) {
+  const text = readFileSync(defaults.sdkPackage, 'utf8');
+  writeFileSync(defaults.sdkPackage, text.replace(/("version":\s*")[^"]+"/, `$1${version}"`));
+}
 
 const accepted = readAccepted(defaults.accepted);
 const acceptedText = readFileSync(defaults.accepted, 'utf8');
 const comments = acceptedText.slice(0, acceptedText.search(/^base:/m));
 writeFileSync(defaults.accepted, `${comments}${stringify({ base: version, changes: [] })}`);
 console.log(
-  `released ${version}: ${file.slice(root.length + 1)}, openapi/CHANGELOG.md${accepted.changes.length ? `, ${accepted.changes.length} accepted exception(s) recorded and cleared` : ''}`,
+  `released ${version}: ${file.slice(root.length + 1)}, openapi/CHANGELOG.md, packages/sdk/CHANGELOG.md, packages/sdk/package.json${accepted.changes.length ? `, ${accepted.changes.length} accepted exception(s) recorded and cleared` : ''}`,
 );

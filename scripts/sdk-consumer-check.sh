@@ -15,7 +15,10 @@ trap cleanup EXIT
 echo "== pack @transport-ops/sdk"
 (cd "$root/packages/sdk" && pnpm run build >/dev/null && pnpm pack --pack-destination "$work" >/dev/null)
 tarball="$(ls "$work"/transport-ops-sdk-*.tgz)"
-echo "$(basename "$tarball"): $(du -k "$tarball" | cut -f1) kB"
+packed="$(tar -xzOf "$tarball" package/package.json | node -pe 'JSON.parse(require("fs").readFileSync(0)).version')"
+expected="$(node "$root/scripts/sdk-version.mjs")"
+echo "$(basename "$tarball"): $(du -k "$tarball" | cut -f1) kB, version $packed"
+if [ "$packed" != "$expected" ]; then echo "the tarball says $packed, the build is $expected (pnpm sdk:version)" >&2; exit 1; fi
 
 echo "== install it into an empty project"
 mkdir "$work/consumer" && cd "$work/consumer"
@@ -48,13 +51,15 @@ npx tsc -p tsconfig.json --skipLibCheck --noEmit
 echo "consumer type-check: $(( ($(date +%s%N) - start) / 1000000 )) ms with skipLibCheck on"
 
 if [ -z "${API_URL:-}" ]; then
+  # Built first (pnpm start would, inside the wait below): the wait is for the start alone.
+  (cd "$root" && node scripts/build.mjs --if-stale >/dev/null)
   port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
   echo "== start the server on 127.0.0.1:$port (in-memory database)"
   (cd "$root" && exec setsid env PORT="$port" HOST=127.0.0.1 PGLITE_DATA_DIR=memory:// LOG_LEVEL=warn pnpm start) >"$work/server.log" 2>&1 &
   server_pid=$!
   API_URL="http://127.0.0.1:$port"
-  for _ in $(seq 1 240); do
-    curl -fs "$API_URL/health" >/dev/null 2>&1 && break
+  # Until it answers or exits; a start that hangs is bounded by the caller (CI's deadline).
+  until curl -fs "$API_URL/health" >/dev/null 2>&1; do
     if ! kill -0 "$server_pid" 2>/dev/null; then cat "$work/server.log" >&2; exit 1; fi
     sleep 0.5
   done

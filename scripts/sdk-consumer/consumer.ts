@@ -1,6 +1,7 @@
 // A consumer of the packed SDK, as a frontend or partner project would write it. Type-checked and
 // run by scripts/sdk-consumer-check.sh against the server at API_URL.
 import { ApiError, createTransportOpsClient, NetworkError, type Schemas } from '@transport-ops/sdk';
+import { verifyWebhook, WebhookVerificationError } from '@transport-ops/sdk/webhooks';
 
 const baseUrl = process.env.API_URL!;
 const check = (ok: boolean, what: string) => {
@@ -42,3 +43,22 @@ check(unreachable instanceof NetworkError && !!unreachable.requestId, 'an unreac
 
 await api.logout();
 check((await api.tokens.get()) === null, 'logs out');
+
+// A receiver: a request signed per Standard Webhooks (here with WebCrypto) verifies; a changed body does not.
+const secretBytes = crypto.getRandomValues(new Uint8Array(32));
+const secret = `whsec_${btoa(String.fromCharCode(...secretBytes))}`;
+const body = JSON.stringify({
+  id: 'evt_1',
+  type: 'tutorial.completed',
+  occurredAt: new Date().toISOString(),
+  resource: { type: 'tutorial', id: 3 },
+  data: { tutorialId: 3, userId: 7 },
+});
+const timestamp = String(Math.floor(Date.now() / 1000));
+const key = await crypto.subtle.importKey('raw', secretBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`evt_1.${timestamp}.${body}`)));
+const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${btoa(String.fromCharCode(...mac))}` };
+const event = await verifyWebhook(body, headers, secret);
+check(event.type === 'tutorial.completed' && event.data.tutorialId === 3, 'verifies a signed webhook (@transport-ops/sdk/webhooks)');
+const forged = await verifyWebhook(body.replace('"userId":7', '"userId":8'), headers, secret).catch((e: unknown) => e);
+check(forged instanceof WebhookVerificationError, 'refuses a webhook whose body was changed');

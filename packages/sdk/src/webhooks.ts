@@ -1,9 +1,11 @@
 /*
  * Receiving the API's webhooks (`@transport-ops/sdk/webhooks`): the union of the events the
- * contract's `webhooks` section declares, and a Standard Webhooks verifier on WebCrypto, so it
- * runs in Node 20+, Deno, edge runtimes and browsers without a dependency. A separate entry point:
- * the client's bundle does not carry it.
+ * contract's `webhooks` section declares, and their verification by the `standardwebhooks` package
+ * (the Standard Webhooks reference library, the one the server signs with; plain JavaScript, so it
+ * runs in Node 20+, Deno, edge runtimes and browsers). A separate entry point: the client's bundle
+ * does not carry it (scripts/size.mjs checks).
  */
+import { Webhook, WebhookVerificationError as StandardVerificationError } from 'standardwebhooks';
 import type { webhooks } from './schema.js';
 
 /** Every event type of the contract. */
@@ -17,73 +19,47 @@ export type WebhookEventOf<T extends WebhookEventType> = webhooks[T] extends {
 /** Any event the API sends: narrow on `type` to get its `data`. */
 export type WebhookEvent = { [T in WebhookEventType]: WebhookEventOf<T> }[WebhookEventType];
 
-/** The request could not be verified: missing headers, a timestamp out of tolerance, no matching signature. */
+/**
+ * The request could not be verified: a missing header, a timestamp more than 5 minutes from now
+ * (a replay), or no matching signature. `cause` is the standardwebhooks error.
+ */
 export class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError';
 }
 
-export interface VerifyOptions {
-  /** Largest distance between `webhook-timestamp` and now, in seconds (5 minutes by default). */
-  toleranceSeconds?: number;
-  /** The clock (tests). */
-  now?: Date;
-}
-
 type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
-function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
-    if (key.toLowerCase() === name) return Array.isArray(value) ? value[0] : value;
+/** The headers as the plain lower-cased object standardwebhooks reads (the first of repeated values). */
+function plainHeaders(headers: HeaderSource): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof (headers as Headers).forEach === 'function' && typeof (headers as Headers).get === 'function') {
+    (headers as Headers).forEach((value, key) => {
+      out[key.toLowerCase()] = value;
+    });
+    return out;
   }
-  return undefined;
-}
-
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-const toBase64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
-
-/** Compares two strings in time independent of where they differ. */
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[key.toLowerCase()] = first;
+  }
+  return out;
 }
 
 /**
  * Verifies a webhook request per Standard Webhooks and returns its event. `body` is the raw body
  * exactly as received (verify before parsing: re-serialized JSON does not match the signature);
- * `headers` a `Headers` or a plain header object; `secret` the endpoint's `whsec_...` secret.
- * Throws WebhookVerificationError when the request is not authentic or too old (replay).
+ * `headers` a `Headers` or a plain header object (Node's `req.headers`); `secret` the endpoint's
+ * `whsec_...` secret. Rejects with WebhookVerificationError when the request is not authentic or
+ * more than 5 minutes old or ahead (the library's tolerance).
  */
-export async function verifyWebhook(
-  body: string | Uint8Array,
-  headers: HeaderSource,
-  secret: string,
-  options: VerifyOptions = {},
-): Promise<WebhookEvent> {
-  const id = header(headers, 'webhook-id');
-  const timestamp = header(headers, 'webhook-timestamp');
-  const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature');
-  const seconds = Number(timestamp);
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (!/^\d+$/.test(timestamp) || Math.abs(now - seconds) > (options.toleranceSeconds ?? 300)) {
-    throw new WebhookVerificationError('webhook-timestamp is too far from now');
-  }
+export async function verifyWebhook(body: string | Uint8Array, headers: HeaderSource, secret: string): Promise<WebhookEvent> {
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-  const key = await crypto.subtle.importKey(
-    'raw',
-    fromBase64(secret.startsWith('whsec_') ? secret.slice(6) : secret),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
-  const expected = toBase64(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${text}`)));
-  const matches = signatures.split(' ').some((versioned) => {
-    const [version, signature] = versioned.split(',');
-    return version === 'v1' && signature !== undefined && sameText(signature, expected);
-  });
-  if (!matches) throw new WebhookVerificationError('No matching signature');
+  try {
+    // Parsed here rather than by the library: an empty body is not an event.
+    new Webhook(secret).verify(text, plainHeaders(headers), { jsonParse: false });
+  } catch (error) {
+    if (error instanceof StandardVerificationError) throw new WebhookVerificationError((error as Error).message, { cause: error });
+    throw error;
+  }
   return JSON.parse(text) as WebhookEvent;
 }

@@ -1,0 +1,12 @@
+// pnpm hooks. `beforePacking` (pnpm pack and pnpm publish): the SDK's tarball carries the version its
+// build is (a `-next.N` prerelease while the contract or the SDK has unreleased changes; see
+// scripts/lib/sdk-version.mjs); packages/sdk/package.json is left as it is.
+module.exports = {
+  hooks: {
+    beforePacking(pkg) {
+      if (pkg.name !== '@transport-ops/sdk') return pkg;
+      const { sdkVersion } = require('./scripts/lib/sdk-version.mjs');
+      return { ...pkg, version: sdkVersion().version };
+    },
+  },
+};
