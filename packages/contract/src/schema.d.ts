@@ -321,7 +321,10 @@ export interface paths {
          *     - Design decision: sending both `customerId` and `newCustomer` is refused with 400 (`body must not
          *       contain both customerId and newCustomer`), so the customer is never ambiguous. Sending neither creates a transport without customer.
          *     - Design decision: when `totalProductValue` is omitted it is computed as
-         *       `productQuantity × averageUnitPrice` when both are given, else left null.
+         *       `productQuantity × averageUnitPrice` when both are given, else left null. Design decision:
+         *       a computed total above 10^12 (the bound of every amount, so every answer and every sum of
+         *       the statistics stays within its schema) is refused with 400 `Validation failed` naming the
+         *       fields, rather than stored: the client sends a smaller quantity or price, or a total of its own.
          *
          *     Errors:
          *     - 400: validation failure (list of strings), both customer fields sent, or `MISSING_CUSTOMER_INFO`.
@@ -389,7 +392,8 @@ export interface paths {
          *     - `newCustomer` creates a customer and sets it; it needs an e-mail or a phone, else 400
          *       `MISSING_CUSTOMER_INFO`. Design decision: `customerId` and `newCustomer` together are a 400.
          *     - Design decision: when `totalProductValue` is not sent but `productQuantity` or
-         *       `averageUnitPrice` changes, it is recomputed as their product.
+         *       `averageUnitPrice` changes, it is recomputed as their product (from the sent value and the
+         *       stored one); a product above 10^12 is refused with 400 naming the fields, as on creation.
          *     - The loading number, status and owner never change here.
          *
          *     Errors: 400 (validation, both customer fields, `MISSING_CUSTOMER_INFO`); 404
@@ -3730,7 +3734,8 @@ export interface paths {
          *     Rules: `vehicleTypeId` must name an existing, active vehicle type (an inactive type is accepted
          *     only when it is already the transport's type), else 404 `VEHICLE_TYPE_NOT_FOUND`. When
          *     `totalProductValue` is not sent but `productQuantity` or `averageUnitPrice` changes, it is
-         *     recomputed as their product.
+         *     recomputed as their product (from the sent value and the stored one); a product above 10^12 is
+         *     refused with 400 naming the fields, as on creation.
          *
          *     Errors: 400 validation; 404 `TRANSPORT_NOT_FOUND`, `VEHICLE_TYPE_NOT_FOUND`; 409
          *     `NOT_EDITABLE`; 413 body over 10 MB.
@@ -7098,7 +7103,7 @@ export interface components {
             /** @description Average weight of one unit of product, in kilograms. */
             averageWeight?: number;
             averageUnitPrice?: number;
-            /** @description When omitted, computed as `productQuantity × averageUnitPrice` if both are given, else null. */
+            /** @description When omitted, computed as `productQuantity × averageUnitPrice` if both are given, else null; a product above 10^12 is refused with 400 naming the fields (never stored above the bound). */
             totalProductValue?: number;
             /** @description An existing, active customer (actor with role `CUSTOMER`); null or absent for none. */
             customerId?: number | null;
@@ -7204,7 +7209,7 @@ export interface components {
             productQuantity?: number | null;
             averageWeight?: number | null;
             averageUnitPrice?: number | null;
-            /** @description When not sent and `productQuantity` or `averageUnitPrice` changes, recomputed as `productQuantity × averageUnitPrice` (null if either is null). */
+            /** @description When not sent and `productQuantity` or `averageUnitPrice` changes, recomputed as `productQuantity × averageUnitPrice` (null if either is null); a product above 10^12 is refused with 400 naming the fields. */
             totalProductValue?: number | null;
             /** @description An existing, active customer; null removes the customer. */
             customerId?: number | null;
@@ -8892,7 +8897,7 @@ export interface components {
             productQuantity?: number | null;
             averageWeight?: number | null;
             averageUnitPrice?: number | null;
-            /** @description When not sent and `productQuantity` or `averageUnitPrice` changes, recomputed as `productQuantity × averageUnitPrice` (null if either is null). */
+            /** @description When not sent and `productQuantity` or `averageUnitPrice` changes, recomputed as `productQuantity × averageUnitPrice` (null if either is null); a product above 10^12 is refused with 400 naming the fields. */
             totalProductValue?: number | null;
         };
         /** @description An action of the transport state machine, with an optional comment kept in the status history. */

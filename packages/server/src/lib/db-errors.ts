@@ -48,6 +48,15 @@ function keyOf(detail: string | undefined): { column?: string; value?: string } 
   return { column, value: match[2] };
 }
 
+/**
+ * Check constraints whose violation a client causes with values each valid alone: the answer names
+ * the fields and the rule instead of the constraint.
+ */
+const CHECK_MESSAGES: Record<string, string> = {
+  transports_total_product_value_max:
+    'body/totalProductValue (productQuantity × averageUnitPrice when not sent) must be <= 1000000000000: send a smaller productQuantity or averageUnitPrice, or a totalProductValue',
+};
+
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
@@ -87,7 +96,9 @@ export function contractErrorOf(error: unknown): AppError | ListError | undefine
       );
     }
     case '23514':
-      return new ListError(400, 'Validation failed', [`${e.constraint ?? 'value'} is not satisfied`]);
+      return new ListError(400, 'Validation failed', [
+        (e.constraint && CHECK_MESSAGES[e.constraint]) || `${e.constraint ?? 'value'} is not satisfied`,
+      ]);
     case '23502':
       return new ListError(400, 'Validation failed', [`${e.column ? camel(e.column) : 'a field'} is required`]);
     case '22001':
