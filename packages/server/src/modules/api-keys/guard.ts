@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { Bus } from '../../lib/bus.js';
 import type { AuthContext } from '../../lib/identity.js';
 import { hashKey, identityOfKey, touchKey } from './repository.js';
+import { metrics } from '../../lib/metrics.js';
 
 const CHANNEL = 'api-keys-revoked';
 const TRUST_MS = 30_000;
@@ -39,7 +40,9 @@ export function createApiKeyGuard(db: Kysely<Database>, bus: Bus, onError: (erro
     async authenticate(key: string): Promise<AuthContext | null> {
       const hash = hashKey(key);
       const hit = known.get(hash);
-      if (hit && Date.now() - hit.checkedAt < TRUST_MS) {
+      const fresh = hit !== undefined && Date.now() - hit.checkedAt < TRUST_MS;
+      metrics.cache('api_keys', fresh);
+      if (hit && fresh) {
         touch(hit.keyId);
         return hit.auth;
       }
