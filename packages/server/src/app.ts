@@ -29,6 +29,7 @@ import docs from './plugins/docs.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import fileStore from './plugins/file-store.js';
 import headers from './plugins/headers.js';
+import metrics from './plugins/metrics.js';
 import rateLimits from './plugins/rate-limit.js';
 import security, { securityHandlers } from './plugins/security.js';
 import serialization from './plugins/serialization.js';
@@ -130,6 +131,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(serialization);
   await app.register(validation);
   await app.register(database, { db: options.db });
+  // Before the workers: they add their backlog gauges to the scrape.
+  await app.register(metrics);
   app.decorate('sessions', createSessionGuard(app.db, bus));
   // What `POST /sandbox/reset` puts back: the data the sandbox started with.
   if (config.sandbox) await takeSnapshot(app.db);

@@ -94,6 +94,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
+  /** Bearer token `GET /metrics` requires; unset: no `/metrics` route (404). */
+  metricsToken: string | undefined;
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -143,6 +145,7 @@ interface Env {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
   WEBHOOK_POLL_INTERVAL_MS: number;
   WEBHOOK_CONCURRENCY: number;
+  METRICS_TOKEN?: string;
 }
 
 const schema = {
@@ -191,6 +194,7 @@ const schema = {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
     WEBHOOK_POLL_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
+    METRICS_TOKEN: { type: 'string', minLength: 16, pattern: '^[\\x21-\\x7e]+$' },
   },
 } as const;
 
@@ -207,7 +211,7 @@ interface EnvIssue {
 }
 
 /** Variables whose value is never printed (a wrong one may still be the real secret, mistyped). */
-const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD']);
+const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD', 'METRICS_TOKEN']);
 /** Connection strings: printed without the password they may carry. */
 const URLS = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
 
@@ -304,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,
+    metricsToken: e.METRICS_TOKEN,
     webhooks: {
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

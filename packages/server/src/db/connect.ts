@@ -3,11 +3,12 @@ import type { Socket } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, type KyselyConfig, type LogEvent, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { lockDataDir } from './lock.js';
+import { observeQuery } from '../lib/metrics.js';
 import { parseTimestamptz } from '../lib/time.js';
 import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
@@ -164,6 +165,20 @@ export function openPGlite(options: { dataDir?: string; loadDataDir?: Blob } = {
   );
 }
 
+/** Every query's duration goes to `db_query_duration_seconds` (Kysely times it only when a logger is set). */
+const timed = (dialect: KyselyConfig['dialect']): KyselyConfig => ({
+  dialect,
+  log: (event: LogEvent) => observeQuery(event.queryDurationMillis, event.level === 'error'),
+});
+
+/**
+ * The pg pool of a database `connect` opened on PostgreSQL (its gauges are read at scrape time).
+ * Kept as a property of the handle, so that a proxy forwarding to it (the tests' switchable
+ * database) finds it too.
+ */
+const POOL = Symbol('pg pool');
+export const poolOf = (db: Kysely<any>): pg.Pool | undefined => (db as unknown as { [POOL]?: pg.Pool })[POOL];
+
 export function connect(target: DatabaseTarget): Kysely<Database> {
   if (target.kind === 'postgres') {
     const timeouts = target.timeouts ?? DEFAULT_TIMEOUTS;
@@ -182,7 +197,9 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     // An idle connection killed by the server (restart, failover, a forced drop) is removed from the
     // pool, which opens a new one on demand; unhandled, the event would crash the process.
     pool.on('error', ignore);
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>(timed(new PostgresDialect({ pool })));
+    Object.defineProperty(db, POOL, { value: pool });
+    return db;
   }
   const onDisk = target.dataDir !== 'memory://';
   let unlock = ignore;
@@ -195,11 +212,11 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
   // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
   if (!onDisk && target.loadDataDir) {
     const reloadable = reloadableClient(open);
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(reloadable.client) });
+    const db = new Kysely<Database>(timed(new PGliteDialect(reloadable.client)));
     registerReload(db, reloadable);
     return db;
   }
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(open()) });
+  const db = new Kysely<Database>(timed(new PGliteDialect(open())));
   // Released when the database is closed; `destroy` is what every owner calls.
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {

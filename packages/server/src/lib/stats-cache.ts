@@ -1,6 +1,7 @@
 import { type CompiledQuery, sql, type Kysely } from 'kysely';
 import { shareResult } from '../http/shared-results.js';
 import { databaseMemory } from './database-memory.js';
+import { metrics } from './metrics.js';
 
 /** How long a computed statistics answer may be reused while its tables have not changed. */
 export const STATS_TTL_MS = 10_000;
@@ -47,7 +48,11 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
     const version = rows[0]?.v ?? '';
     const entries = memory.of(db);
     const hit = entries.get(key);
-    if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) return hit.value;
+    if (hit && hit.version === version && Date.now() - hit.at < STATS_TTL_MS) {
+      metrics.cache('statistics', true);
+      return hit.value;
+    }
+    metrics.cache('statistics', false);
     // Every hit returns the same object: its answer's body is serialized once (http/shared-results.ts).
     const value = compute().then(shareResult);
     memory.remember(entries, key, { version, at: Date.now(), value });

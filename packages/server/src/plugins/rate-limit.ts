@@ -2,6 +2,7 @@ import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../http/errors.js';
+import { metrics } from '../lib/metrics.js';
 import { fallbackStore } from './rate-limit-store.js';
 
 const ADMIN_LEVELS = new Set(['admin', 'super_admin']);
@@ -28,11 +29,13 @@ export default fp(async function rateLimits(app: FastifyInstance) {
     skipOnError: true,
     keyGenerator: (req: FastifyRequest) => (req.auth ? `user:${req.auth.userId}` : `ip:${req.ip}`),
     max: (req: FastifyRequest) => (!req.auth ? anonymous : ADMIN_LEVELS.has(req.auth.accessLevel) ? admin : user),
-    errorResponseBuilder: (_req, context) =>
-      new AppError(
+    errorResponseBuilder: (_req, context) => {
+      metrics.rateLimitRefusals.inc();
+      return new AppError(
         'RATE_LIMITED',
         { limit: context.max, retryAfterSeconds: Math.ceil(context.ttl / 1000) },
         `Rate limit exceeded, retry in ${Math.ceil(context.ttl / 1000)} seconds`,
-      ),
+      );
+    },
   });
 });

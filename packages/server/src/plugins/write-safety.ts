@@ -9,6 +9,7 @@ import { hookList } from '../http/route-hooks.js';
 import { etagOf, tagMatches, type WritePolicy, writePolicies } from '../http/write-safety.js';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { claimKey, freeKey, heldKey, type KeyClaim, releaseLock, storeAnswer, takeLock } from '../modules/write-safety/repository.js';
+import { metrics } from '../lib/metrics.js';
 
 /** How long an answer is replayed (the contract's introduction says 24 hours). */
 export const KEY_RETENTION_MS = 24 * 3600_000;
@@ -152,6 +153,7 @@ async function idempotent(req: FastifyRequest, reply: FastifyReply, operationId:
     if (held.status !== null && held.body !== null) {
       reply.code(held.status);
       for (const [name, value] of Object.entries(held.headers ?? {})) reply.header(name, value);
+      metrics.idempotencyReplays.inc();
       return reply.header('idempotent-replayed', 'true').send(held.body);
     }
     if (held.in_flight) throw inUse();
@@ -180,6 +182,7 @@ async function conditional(req: FastifyRequest, template: string): Promise<void>
   req.resourceLock = { resource, holder };
   const etag = await currentEtag(req, resource);
   if (etag === null || !tagMatches(ifMatch, etag)) {
+    metrics.preconditionFailures.inc();
     throw new AppError('PRECONDITION_FAILED', { resource }, 'The resource changed since it was read');
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Bus } from '../../lib/bus.js';
+import { metrics } from '../../lib/metrics.js';
 
 /**
  * The user-side announcement caches (lists, details, categories). Entries live in Redis when the
@@ -81,6 +82,7 @@ function createCache(server: Server): AnnouncementCache {
   async function rememberLocal<T>(name: string, ttlMs: number, load: () => Promise<Loaded<T>>): Promise<T> {
     const key = `${localGeneration}:${name}`;
     const hit = localGet(key);
+    metrics.cache('announcements', hit !== undefined);
     if (hit !== undefined) return hit as T;
     const loaded = await load();
     const ttl = Math.min(ttlMs, loaded.ttlMs ?? ttlMs);
@@ -96,6 +98,7 @@ function createCache(server: Server): AnnouncementCache {
         const generation = (await redis.get(generationKey)) ?? '0';
         key = `${prefix}${generation}:${name}`;
         const hit = await redis.get(key);
+        metrics.cache('announcements', hit !== null);
         if (hit !== null) return JSON.parse(hit);
       } catch (error) {
         log.warn({ err: error }, 'announcement cache: Redis unavailable, using the local cache');

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/schema.js';
+import { metrics } from '../../lib/metrics.js';
 
 type Rules = Config['loginThrottle'];
 
@@ -87,7 +88,11 @@ export async function recordLoginAttempt(db: Kysely<Database>, key: string, rule
     };
     // A row just inserted has no attempt yet: it is the first one.
     const { refusedForMs, state } = nextAttempt(row.attempts === 0 && row.lockouts === 0 ? undefined : current, new Date(row.now), rules);
+    if (refusedForMs > 0) metrics.loginLockedRefusals.inc();
     if (state) {
+      // A lock starts with this attempt (the counter is bumped before the commit: a rolled-back
+      // attempt is a login that failed anyway).
+      if (state.lockedUntil) metrics.loginLocks.inc();
       await trx
         .updateTable('login_throttles')
         .set({

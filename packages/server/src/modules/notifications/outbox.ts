@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Transporter } from 'nodemailer';
 import type { Database } from '../../db/schema.js';
+import { metrics } from '../../lib/metrics.js';
 import { claimDue, claimDueAdmin, markAdminOutcome, markAttemptFailed, markSent } from './repository.js';
 
 /*
@@ -45,11 +46,13 @@ export async function processOutbox(db: Db, mailer: Transporter, options: Outbox
       await mailer.sendMail({ from: options.from, to: row.recipient, subject: row.subject ?? '', text: row.body });
       await markSent(db, row.id);
       round.sent += 1;
+      metrics.outboxAttempt('sent');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const final = row.attempts >= options.maxAttempts;
       await markAttemptFailed(db, row.id, message, final ? null : new Date(now.getTime() + retryDelayMs(row.attempts)));
       round[final ? 'failed' : 'retried'] += 1;
+      metrics.outboxAttempt(final ? 'failed' : 'retried');
     }
   }
   // Then the administrators' e-mails (a webhook endpoint disabled), with the same retries.
@@ -58,11 +61,13 @@ export async function processOutbox(db: Db, mailer: Transporter, options: Outbox
       await mailer.sendMail({ from: options.from, to: row.recipient, subject: row.subject, text: row.body });
       await markAdminOutcome(db, row.id, { sent: true });
       round.sent += 1;
+      metrics.outboxAttempt('sent');
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const final = row.attempts >= options.maxAttempts;
       await markAdminOutcome(db, row.id, { error: message, retryAt: final ? null : new Date(now.getTime() + retryDelayMs(row.attempts)) });
       round[final ? 'failed' : 'retried'] += 1;
+      metrics.outboxAttempt(final ? 'failed' : 'retried');
     }
   }
   return round;

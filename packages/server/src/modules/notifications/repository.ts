@@ -110,3 +110,15 @@ export async function markAdminOutcome(
     .where('id', '=', id)
     .execute();
 }
+
+/** The e-mail outbox's backlog (customers' and administrators' e-mails queued), read when metrics are scraped. */
+export async function outboxBacklog(db: Db) {
+  const { rows } = await sql<{ queued: number; oldest_age: number | null }>`
+    select sum(n)::int as queued, extract(epoch from clock_timestamp() - min(oldest))::float8 as oldest_age from (
+      select count(*) as n, min(created_at) as oldest from complaint_notifications where status = 'QUEUED' and channel = 'EMAIL'
+      union all
+      select count(*), min(created_at) from admin_notifications where status = 'QUEUED'
+    ) q`.execute(db);
+  const row = rows[0]!;
+  return { queued: row.queued ?? 0, oldestAge: row.oldest_age ?? 0 };
+}

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import nodemailer from 'nodemailer';
 import { processJob } from '../../lib/process-job.js';
 import { type OutboxRound, processOutbox } from './outbox.js';
+import { outboxBacklog } from './repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,4 +33,11 @@ export default fp(async function outboxWorker(app: FastifyInstance) {
     },
   );
   app.decorate('processOutboxOnce', run);
+  app.scrapeGauge(
+    {
+      queued: { name: 'email_outbox_queued', help: 'E-mails queued in the outbox (customers and administrators)' },
+      oldestAge: { name: 'email_outbox_oldest_queued_age_seconds', help: 'Age of the oldest queued e-mail' },
+    },
+    () => outboxBacklog(app.db),
+  );
 });

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { metrics } from '../../lib/metrics.js';
 import { iso } from '../../lib/time.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { toSubscription } from './mappers.js';
@@ -72,12 +73,14 @@ async function record(db: Db, d: ClaimedDelivery, outcome: AttemptOutcome, optio
   if (outcome.ok) {
     await markDelivered(db, d, outcome.status!, outcome.latencyMs, at);
     round.delivered += 1;
+    metrics.webhookAttempt('delivered');
     return;
   }
   const next = new Date(at.getTime() + retryDelayMs(options.retryBaseMs, d.attempts));
   const final = next.getTime() > new Date(d.created_at).getTime() + RETRY_WINDOW_MS;
   const failingSince = await markFailed(db, d, outcome, at, final ? null : next);
   round[final ? 'failed' : 'retried'] += 1;
+  metrics.webhookAttempt(final ? 'failed' : 'retried');
   if (failingSince && at.getTime() - new Date(failingSince).getTime() >= options.disableAfterMs) {
     if (await disable(db, d.subscription_id, outcome, failingSince, at)) round.disabled += 1;
   }

@@ -265,3 +265,19 @@ export async function sweepEvents(db: Db, before: Date): Promise<number> {
   const rows = await db.deleteFrom('events').where('occurred_at', '<', before).returning('id').execute();
   return rows.length;
 }
+
+/**
+ * The delivery backlog, read when metrics are scraped: deliveries pending (due now or later), those
+ * due now, the age of the oldest pending one (since it was queued) and how late the oldest due one
+ * is. One range of the partial index of pending deliveries.
+ */
+export async function deliveryBacklog(db: Db) {
+  const { rows } = await sql<{ pending: number; due: number; oldest_age: number | null; oldest_due_lateness: number | null }>`
+    select count(*)::int as pending,
+      (count(*) filter (where next_attempt_at <= clock_timestamp()))::int as due,
+      extract(epoch from clock_timestamp() - min(created_at))::float8 as oldest_age,
+      extract(epoch from clock_timestamp() - min(next_attempt_at) filter (where next_attempt_at <= clock_timestamp()))::float8 as oldest_due_lateness
+    from webhook_deliveries where status = 'PENDING'`.execute(db);
+  const row = rows[0]!;
+  return { pending: row.pending, due: row.due, oldestAge: row.oldest_age ?? 0, oldestDueLateness: row.oldest_due_lateness ?? 0 };
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { processJob } from '../../lib/process-job.js';
 import { type DeliveryRound, deliverDue } from './deliver.js';
-import { hasActiveSubscription, sweepEvents } from './repository.js';
+import { deliveryBacklog, hasActiveSubscription, sweepEvents } from './repository.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,6 +40,24 @@ export default fp(async function webhookWorker(app: FastifyInstance) {
     background: (round) => round().catch((error: unknown) => app.log.error({ err: error }, 'webhook delivery round failed')),
   });
   app.decorate('deliverWebhooksOnce', run);
+  app.scrapeGauge(
+    {
+      pending: {
+        name: 'webhook_deliveries_pending',
+        help: 'Webhook deliveries not yet delivered nor failed for good (due now or retried later)',
+      },
+      due: { name: 'webhook_deliveries_due', help: 'Webhook deliveries due now and not yet sent' },
+      oldestAge: {
+        name: 'webhook_deliveries_oldest_pending_age_seconds',
+        help: 'Age of the oldest pending webhook delivery, since it was queued',
+      },
+      oldestDueLateness: {
+        name: 'webhook_deliveries_oldest_due_lateness_seconds',
+        help: 'How long the oldest due webhook delivery has been waiting past its due time',
+      },
+    },
+    () => deliveryBacklog(app.db),
+  );
 
   // A wake during a round runs one more round after it (the round in flight may have claimed before the commit).
   let running = false;
