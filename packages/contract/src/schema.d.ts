@@ -5673,6 +5673,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit log entries
+         * @description Callers: `admin`, `super_admin` (with a bearer token or an API key of those roles, e.g. for a
+         *     SIEM that pulls the log).
+         *
+         *     Who changed what, when and from where, newest first. Every change made by staff (team
+         *     managers, supervisors, administrators) and every security event is recorded in the same
+         *     transaction as the change, so a change that rolled back leaves no entry, and each entry
+         *     carries the request id of the server's log line. `before` and `after` hold the changed fields
+         *     only; secrets never appear.
+         *
+         *     Actions recorded:
+         *     - Accounts: `user.created`, `user.updated`, `user.role_changed` (an update that changes the
+         *       role; its other changed fields are in the same entry), `user.deleted`, `user.activated`,
+         *       `user.deactivated`, `user.password_reset` (a password set by staff; every session of the
+         *       account ends).
+         *     - Sessions: `session.revoked` (one session), `user.sessions_revoked` (every session of an
+         *       account; `details.revokedSessions`).
+         *     - Logins: `auth.login_failed` (401: unknown username, wrong password or deactivated account;
+         *       `details.username` and `details.reason`; recorded in a transaction of its own, since the
+         *       refused login writes nothing else), `auth.login_locked` (429 `LOGIN_LOCKED`: an attempt on a
+         *       locked username).
+         *     - Complaints changed by staff: `complaint.updated`, `complaint.deleted`, `complaint.assigned`,
+         *       `complaint.status_changed`.
+         *     - Announcements: `announcement.created`, `announcement.updated`, `announcement.published`,
+         *       `announcement.archived`, `announcement.deleted`.
+         *     - Partner API keys: `api_key.created`, `api_key.revoked`.
+         *     - Webhook endpoints: `webhook.created`, `webhook.updated`, `webhook.deleted`,
+         *       `webhook.secret_rotated`.
+         *
+         *     Design decisions:
+         *     - Readers: administrators only. Supervisors and team managers may not read it (403), although
+         *       their own actions are recorded: the log holds every account's addresses and the security
+         *       history of their peers, and a person audited should not read or weigh the record of the
+         *       audit. Agents' own changes to their records are not audited (they are the records' own
+         *       history); their failed logins are.
+         *     - Immutable: no operation changes or deletes an entry, and the database refuses `UPDATE`,
+         *       `DELETE` and `TRUNCATE` on the table, except the retention sweep, which removes entries
+         *       older than `AUDIT_RETENTION_DAYS` (365 by default).
+         *     - No webhook event: entries name staff and client addresses, which partners' endpoints have
+         *       no need for; a partner that must follow the log pulls it with an administrator's API key,
+         *       reading on with `cursor`.
+         *
+         *     Filters: `actorId` (the user who acted, a key's service account included), `action`,
+         *     `resourceType` with `resourceId`, `requestId`, and `occurredAt` between `startDate` and
+         *     `endDate` (inclusive). Paging: `page` and `limit`, or `cursor` (from `meta.next_cursor`) to
+         *     read on at constant cost; entries written meanwhile never shift a cursor page.
+         *
+         *     Errors:
+         *     - 400: invalid filter, paging or cursor, `resourceId` without `resourceType`, or `startDate`
+         *       after `endDate`.
+         *     - 401: not authenticated.
+         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "transport.created": {
@@ -9797,6 +9867,68 @@ export interface components {
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
             /** @description The key (`tok_` and 32 random bytes in base64url). Store it now; only its sha256 is kept. */
             key: string;
+        };
+        /**
+         * @description One entry of the audit log: who did what, when and from where. Entries are written in the same
+         *     transaction as the change they record (a change that rolls back leaves none) and are never
+         *     changed or removed, except by the retention sweep.
+         *
+         *     `before` and `after` hold only the fields the action changed, named as in the API's request
+         *     bodies: a creation has `before: null`, a deletion `after: null`. Secrets (passwords, password
+         *     hashes, API keys, webhook signing secrets, tokens) never appear: a changed secret is shown as
+         *     `"[redacted]"`.
+         */
+        AuditEntry: {
+            /** @description Grows with each entry; the list's order. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was written (its transaction's clock).
+             */
+            occurredAt: string;
+            /**
+             * @description `<resource>.<verb>`, e.g. `user.deactivated`; the list is in `listAuditLog`.
+             * @example user.deactivated
+             */
+            action: string;
+            /** @description Who acted. All null for an unauthenticated request (a failed login). */
+            actor: {
+                /** @description The account that acted (a key's service account when `apiKeyId` is set). */
+                userId: number | null;
+                /** @description Its username at the time (kept after the account is deleted). */
+                username: string | null;
+                /** @description Its access level at the time. */
+                role: components["schemas"]["RoleAccessLevel"] | null;
+                /** @description The partner API key the request came with, if any. */
+                apiKeyId: number | null;
+            };
+            /** @description The record acted on. */
+            resource: {
+                /** @description The kind of record (`user`, `session`, `complaint`, `announcement`, `api_key`, `webhook`, ...). */
+                type: string;
+                /** @description Its id; null when there is none (a failed login for an unknown username). */
+                id: number | null;
+            };
+            /** @description The changed fields' values before the action; null for a creation. */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The changed fields' values after the action; null for a deletion. */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Context that is not a field of the record (the username a failed login tried, how many sessions ended). */
+            details: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Where the request came from. */
+            source: {
+                /** @description The client address (as `TRUST_PROXY` lets the server see it). */
+                ip: string | null;
+                userAgent: string | null;
+                /** @description The request's `x-request-id`, as in the server's logs. */
+                requestId: string | null;
+            };
         };
         /** @description The event `transport.created`: `data` is the transport as registered. */
         TransportCreatedEvent: components["schemas"]["Event"] & {
@@ -22610,6 +22742,66 @@ export interface operations {
             };
             /** @description No API key has this id (`RESOURCE_NOT_FOUND`, resource `apiKey`). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this user's actions. */
+                actorId?: number;
+                /** @description Only entries of this action (`user.deactivated`). */
+                action?: string;
+                /** @description Only entries about this kind of record (`user`, `complaint`, ...). */
+                resourceType?: string;
+                /** @description Only entries about this record (with `resourceType`). */
+                resourceId?: number;
+                /** @description Only entries written by this request (its `x-request-id`). */
+                requestId?: string;
+                /** @description Range start (inclusive), ISO 8601 date-time. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Range end (inclusive), ISO 8601 date-time. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Page number, starting at 1. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page (general page size; at most 100). */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `meta.next_cursor` of the previous page; `page` is then ignored. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit log entries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: {
+                            data: components["schemas"]["AuditEntry"][];
+                            meta: components["schemas"]["PageMeta"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller's role may not call this operation (`FORBIDDEN`). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

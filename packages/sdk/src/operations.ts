@@ -206,4 +206,5 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   listApiKeys: ['GET', '/admin/api-keys', 1],
   createApiKey: ['POST', '/admin/api-keys', 2],
   revokeApiKey: ['DELETE', '/admin/api-keys/{id}', 1],
+  listAuditLog: ['GET', '/admin/audit-log', 1],
 };

@@ -38,6 +38,7 @@ import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
 import writeSafety from './plugins/write-safety.js';
 import writeSafetySweeper from './modules/write-safety/sweeper.js';
+import auditSweeper from './modules/audit/sweeper.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -150,6 +151,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(outboxWorker);
   await app.register(attachmentSweeper);
   await app.register(writeSafetySweeper);
+  await app.register(auditSweeper);
   await app.register(webhookWorker);
   await app.register(statisticsFold);
 

@@ -67,6 +67,8 @@ export interface Config {
   attachmentSweepIntervalMs: number;
   /** Period of the sweep of expired idempotency keys and stale resource locks (0: no background loop). */
   idempotencySweepIntervalMs: number;
+  /** The audit log: days an entry is kept, period of the sweep that removes older ones (0: no background loop). */
+  audit: { retentionDays: number; sweepIntervalMs: number };
   /**
    * Webhook delivery: first retry delay (doubling, with jitter), answer timeout, how long an
    * endpoint may fail every attempt before it is disabled, whether targets may be private addresses
@@ -136,6 +138,8 @@ interface Env {
   OUTBOX_INTERVAL_MS: number;
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
   IDEMPOTENCY_SWEEP_INTERVAL_MS: number;
+  AUDIT_RETENTION_DAYS: number;
+  AUDIT_SWEEP_INTERVAL_MS: number;
   STATISTICS_FOLD_INTERVAL_MS: number;
   SHUTDOWN_GRACE_MS: number;
   SANDBOX?: boolean;
@@ -185,6 +189,8 @@ const schema = {
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     IDEMPOTENCY_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36_500, default: 365 },
+    AUDIT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     STATISTICS_FOLD_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 30_000 },
     SANDBOX: { type: 'boolean' },
@@ -305,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
+    audit: { retentionDays: e.AUDIT_RETENTION_DAYS, sweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS },
     statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,
@@ -395,6 +402,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       mail,
       attachmentSweepIntervalMs,
       idempotencySweepIntervalMs: 0,
+      audit: Object.assign({}, base.audit, { sweepIntervalMs: 0 }),
       statisticsFoldIntervalMs,
       readinessTimeoutMs,
       webhooks,

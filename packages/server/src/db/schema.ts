@@ -767,6 +767,25 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
+/** The audit log (migration 0023): append-only, written by lib/audit.ts in the change's transaction. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  occurred_at: Timestamp;
+  action: string;
+  actor_user_id: number | null;
+  actor_username: string | null;
+  actor_role: AccessLevel | null;
+  api_key_id: number | null;
+  resource_type: string;
+  resource_id: number | null;
+  before: NullableJson<Record<string, unknown>>;
+  after: NullableJson<Record<string, unknown>>;
+  details: NullableJson<Record<string, unknown>>;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+}
+
 export interface Database {
   roles: RolesTable;
   countries: CountriesTable;
@@ -824,6 +843,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   admin_notifications: AdminNotificationsTable;
   api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
 }
 
 export type Role = Selectable<RolesTable>;

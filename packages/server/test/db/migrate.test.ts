@@ -60,6 +60,7 @@ const TABLES = [
   'announcement_tags',
   'announcements',
   'api_keys',
+  'audit_log',
   'categories',
   'certificates',
   'complaint_attachments',

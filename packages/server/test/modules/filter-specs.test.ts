@@ -7,6 +7,7 @@ import * as announcements from '../../src/modules/announcements/repository.js';
 import * as categories from '../../src/modules/categories/repository.js';
 import * as complaintTypes from '../../src/modules/complaint-types/repository.js';
 import * as complaints from '../../src/modules/complaints/repository.js';
+import * as audit from '../../src/modules/audit/repository.js';
 import * as events from '../../src/modules/events/repository.js';
 import * as forumReports from '../../src/modules/forum-admin/report-repository.js';
 import * as forumInteractions from '../../src/modules/forum/interaction-repository.js';
@@ -62,6 +63,7 @@ const SPECS: Array<[object, OperationId[]]> = [
   [organizations.FILTERS, ['listOrganizations']],
   [notifications.FILTERS, ['listNotifications']],
   [events.FILTERS, ['listEvents']],
+  [audit.FILTERS, ['listAuditLog']],
   [webhooks.DELIVERY_FILTERS, ['listWebhookDeliveries']],
 ];
 

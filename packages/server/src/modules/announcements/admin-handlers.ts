@@ -6,6 +6,7 @@ import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';
+import { audit, type AuditSource } from '../../lib/audit.js';
 import {
   announcementCategoryExists,
   archive,
@@ -20,7 +21,7 @@ import {
   updateAnnouncement,
 } from './admin-repository.js';
 import { invalidateAnnouncementCaches } from './cache.js';
-import { reportedStatus, toAdmin, toAdminListItem } from './mappers.js';
+import { auditedFields, reportedStatus, toAdmin, toAdminListItem } from './mappers.js';
 import { findAnnouncement } from './repository.js';
 import { announcementNotFound } from './rules.js';
 import { stateMachine } from '../../lib/state-machine.js';
@@ -98,12 +99,21 @@ function invalidTransition(id: number, currentStatus: S['AnnouncementStatus'], r
 // The guarded UPDATE either applies or matches nothing; only then is the row read, to say why.
 // A miss on a row that looks movable means a concurrent move came first: try again.
 /** Publishes and emits `announcement.published` with the announcement as published, in one transaction. */
-function publishOne(db: Kysely<Database>, id: number, now: Date): Promise<void> {
+function publishOne(db: Kysely<Database>, id: number, now: Date, req: AuditSource): Promise<void> {
   return db.transaction().execute(async (trx) => {
+    const state = await findState(trx, id);
     await publishIn(trx, id, now);
     await emitEvent(trx, 'announcement.published', { type: 'announcement', id }, await adminView(trx, id, now));
+    await audit(trx, req, statusChange(id, state && reportedStatus(state, now), 'PUBLISHED'));
   });
 }
+
+const statusChange = (id: number, from: Status | undefined, to: 'PUBLISHED' | 'ARCHIVED') => ({
+  action: to === 'PUBLISHED' ? 'announcement.published' : 'announcement.archived',
+  resource: { type: 'announcement', id },
+  before: { status: from ?? null },
+  after: { status: to },
+});
 
 async function publishIn(db: Kysely<Database>, id: number, now: Date): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -123,15 +133,26 @@ async function publishIn(db: Kysely<Database>, id: number, now: Date): Promise<v
   throw invalidTransition(id, 'PUBLISHED', 'PUBLISHED');
 }
 
-async function archiveOne(db: Kysely<Database>, id: number, now: Date): Promise<void> {
-  if (await archive(db, id, now)) return;
-  const state = await findState(db, id);
-  if (!state) throw announcementNotFound(id);
-  throw invalidTransition(id, reportedStatus(state, now), 'ARCHIVED');
+function archiveOne(db: Kysely<Database>, id: number, now: Date, req: AuditSource): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    const before = await findState(trx, id);
+    if (before && (await archive(trx, id, now))) return audit(trx, req, statusChange(id, reportedStatus(before, now), 'ARCHIVED'));
+    const state = await findState(trx, id);
+    if (!state) throw announcementNotFound(id);
+    throw invalidTransition(id, reportedStatus(state, now), 'ARCHIVED');
+  });
 }
 
-async function deleteOne(db: Kysely<Database>, id: number): Promise<void> {
-  if (!(await deleteAnnouncement(db, id))) throw announcementNotFound(id);
+function deleteOne(db: Kysely<Database>, id: number, req: AuditSource): Promise<void> {
+  return db.transaction().execute(async (trx) => {
+    const row = await findAnnouncement(trx, id);
+    if (!row || !(await deleteAnnouncement(trx, id))) throw announcementNotFound(id);
+    await audit(trx, req, {
+      action: 'announcement.deleted',
+      resource: { type: 'announcement', id },
+      before: auditedFields(toAdmin(row, new Date())),
+    });
+  });
 }
 
 export type AdminOperations =
@@ -171,8 +192,8 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
     const now = new Date();
     await checkWriteRules(db, body, now);
     const status = body.status ?? 'DRAFT';
-    const id = await db.transaction().execute((trx) =>
-      insertAnnouncement(
+    const id = await db.transaction().execute(async (trx) => {
+      const created = await insertAnnouncement(
         trx,
         {
           title: body.title,
@@ -191,8 +212,14 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
           updated_at: now,
         },
         body.tagIds ?? [],
-      ),
-    );
+      );
+      await audit(trx, req, {
+        action: 'announcement.created',
+        resource: { type: 'announcement', id: created },
+        after: auditedFields(await adminView(trx, created, now)),
+      });
+      return created;
+    });
     await invalidateAnnouncementCaches(req.server);
     return { message: 'Announcement created successfully', result: await adminView(db, id, now) };
   },
@@ -218,28 +245,39 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
     if (body.attachments !== undefined) values.attachments = numbered(body.attachments);
     if (body.targeting !== undefined) Object.assign(values, targetingValues(body.targeting));
     if (body.expiresAt !== undefined) values.expires_at = body.expiresAt === null ? null : new Date(body.expiresAt);
-    const updated = await db.transaction().execute((trx) => updateAnnouncement(trx, id, values, body.tagIds));
+    const updated = await db.transaction().execute(async (trx) => {
+      const before = await findAnnouncement(trx, id);
+      if (!before || !(await updateAnnouncement(trx, id, values, body.tagIds))) return false;
+      const after = auditedFields(await adminView(trx, id, now));
+      await audit(trx, req, {
+        action: 'announcement.updated',
+        resource: { type: 'announcement', id },
+        before: auditedFields(toAdmin(before, now)),
+        after,
+      });
+      return true;
+    });
     if (!updated) throw announcementNotFound(id);
     await invalidateAnnouncementCaches(req.server);
     return { message: 'Announcement updated successfully', result: await adminView(db, id, now) };
   },
 
   async deleteAnnouncement(req) {
-    await deleteOne(req.server.db, req.params.id);
+    await deleteOne(req.server.db, req.params.id, req);
     await invalidateAnnouncementCaches(req.server);
     return { message: 'Announcement deleted successfully', result: null };
   },
 
   async publishAnnouncement(req) {
     const now = new Date();
-    await publishOne(req.server.db, req.params.id, now);
+    await publishOne(req.server.db, req.params.id, now, req);
     await invalidateAnnouncementCaches(req.server);
     return { message: 'Announcement published successfully', result: await adminView(req.server.db, req.params.id, now) };
   },
 
   async archiveAnnouncement(req) {
     const now = new Date();
-    await archiveOne(req.server.db, req.params.id, now);
+    await archiveOne(req.server.db, req.params.id, now, req);
     await invalidateAnnouncementCaches(req.server);
     return { message: 'Announcement archived successfully', result: await adminView(req.server.db, req.params.id, now) };
   },
@@ -252,9 +290,9 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
     for (const id of ids) {
       try {
         const now = new Date();
-        if (action === 'PUBLISH') await publishOne(db, id, now);
-        else if (action === 'ARCHIVE') await archiveOne(db, id, now);
-        else await deleteOne(db, id);
+        if (action === 'PUBLISH') await publishOne(db, id, now, req);
+        else if (action === 'ARCHIVE') await archiveOne(db, id, now, req);
+        else await deleteOne(db, id, req);
         processed.push(id);
       } catch (error) {
         if (!(error instanceof AppError)) {

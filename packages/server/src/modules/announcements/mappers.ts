@@ -188,3 +188,18 @@ export function toCategory(row: CategoryRow): S['AnnouncementCategory'] {
     isActive: row.is_active,
   };
 }
+
+/** An announcement's fields as the audit log compares them (lib/audit.ts), named as in the request bodies. */
+export const auditedFields = (a: S['Announcement']) => ({
+  title: a.title,
+  summary: a.summary,
+  content: a.content,
+  status: a.status,
+  priority: a.priority,
+  categoryId: a.category.id,
+  featuredImage: a.featuredImage,
+  attachments: a.attachments,
+  targeting: a.targeting,
+  expiresAt: a.expiresAt,
+  tagIds: a.tags.map((t) => t.id),
+});

@@ -6,6 +6,7 @@ import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../lib/identity.js';
+import { audit } from '../../lib/audit.js';
 import { accountCountry, findActiveRole, organizationExists } from '../users/repository.js';
 import { assertAssignable } from '../users/rules.js';
 import { type ApiKeyRow, findKey, insertKey, listKeys, revokeKey } from './repository.js';
@@ -44,14 +45,22 @@ export const apiKeyHandlers: ModuleHandlers<ApiKeyOps> = {
     const countryId = auth.countryId ?? (await accountCountry(db, auth.userId));
     // The service account never logs in: its password is random and thrown away.
     const passwordHash = await hashPassword(randomBytes(32).toString('base64url'));
-    const { id, key } = await insertKey(db, {
-      name: name.trim(),
-      roleId,
-      accessLevel: role.access_level,
-      organizationId,
-      countryId,
-      createdBy: auth.userId,
-      passwordHash,
+    const { id, key } = await db.transaction().execute(async (trx) => {
+      const created = await insertKey(trx, {
+        name: name.trim(),
+        roleId,
+        accessLevel: role.access_level,
+        organizationId,
+        countryId,
+        createdBy: auth.userId,
+        passwordHash,
+      });
+      await audit(trx, req, {
+        action: 'api_key.created',
+        resource: { type: 'api_key', id: created.id },
+        after: { name: name.trim(), roleId, organizationId, prefix: created.key.slice(0, 12) },
+      });
+      return created;
     });
     const row = await findKey(db, id);
     return { status: 201, message: 'API key created', result: Object.assign(toApiKey(row!), { key }) };
@@ -59,7 +68,12 @@ export const apiKeyHandlers: ModuleHandlers<ApiKeyOps> = {
 
   async revokeApiKey(req) {
     const { id } = req.params;
-    if (!(await revokeKey(req.server.db, id))) throw notFound.resource('apiKey', id);
+    const revoked = await req.server.db.transaction().execute(async (trx) => {
+      if (!(await revokeKey(trx, id))) return false;
+      await audit(trx, req, { action: 'api_key.revoked', resource: { type: 'api_key', id } });
+      return true;
+    });
+    if (!revoked) throw notFound.resource('apiKey', id);
     return { message: 'API key revoked', result: null };
   },
 };

@@ -34,10 +34,11 @@ export const findKey = (db: Db, id: number) => withAccount(db).select(listColumn
 
 /**
  * Creates the key's service account (`apikey-<key id>`, no actor: it is not a person) and the
- * key, in one transaction. The account's password is a random one nobody is told.
+ * key, in the caller's transaction (the handler's, which also writes the audit entry). The
+ * account's password is a random one nobody is told.
  */
 export async function insertKey(
-  db: Db,
+  trx: Db,
   values: {
     name: string;
     roleId: number;
@@ -49,37 +50,35 @@ export async function insertKey(
   },
 ): Promise<{ id: number; key: string }> {
   const key = newKey();
-  return db.transaction().execute(async (trx) => {
-    const { id } = await trx
-      .selectNoFrom(sql<number>`nextval(pg_get_serial_sequence('api_keys', 'id'))::int`.as('id'))
-      .executeTakeFirstOrThrow();
-    const user = await trx
-      .insertInto('users')
-      .values({
-        username: `apikey-${id}`,
-        email: `apikey-${id}@api-keys.invalid`,
-        password_hash: values.passwordHash,
-        role_id: values.roleId,
-        country_id: values.countryId,
-        organization_id: values.organizationId,
-        bio: values.name,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('api_keys')
-      .values({
-        id,
-        name: values.name,
-        prefix: key.slice(0, 12),
-        key_hash: hashKey(key),
-        user_id: user.id,
-        access_level_cap: values.accessLevel,
-        created_by: values.createdBy,
-      })
-      .execute();
-    return { id, key };
-  });
+  const { id } = await trx
+    .selectNoFrom(sql<number>`nextval(pg_get_serial_sequence('api_keys', 'id'))::int`.as('id'))
+    .executeTakeFirstOrThrow();
+  const user = await trx
+    .insertInto('users')
+    .values({
+      username: `apikey-${id}`,
+      email: `apikey-${id}@api-keys.invalid`,
+      password_hash: values.passwordHash,
+      role_id: values.roleId,
+      country_id: values.countryId,
+      organization_id: values.organizationId,
+      bio: values.name,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('api_keys')
+    .values({
+      id,
+      name: values.name,
+      prefix: key.slice(0, 12),
+      key_hash: hashKey(key),
+      user_id: user.id,
+      access_level_cap: values.accessLevel,
+      created_by: values.createdBy,
+    })
+    .execute();
+  return { id, key };
 }
 
 /** Revokes a key (the first revocation's time is kept); false when no key has this id. */

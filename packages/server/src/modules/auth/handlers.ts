@@ -3,6 +3,7 @@ import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { AppError, ListError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../lib/identity.js';
+import { audit } from '../../lib/audit.js';
 import { TokenInvalid } from './tokens.js';
 import { clearLoginAttempts, recordLoginAttempt, throttleKey } from './throttle-repository.js';
 import {
@@ -34,6 +35,11 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
     const { refusedForMs } = await recordLoginAttempt(db, key, config.loginThrottle);
     if (refusedForMs > 0) {
       const retryAfterSeconds = Math.ceil(refusedForMs / 1000);
+      await audit(db, req, {
+        action: 'auth.login_locked',
+        resource: { type: 'user', id: null },
+        details: { username: req.body.username.slice(0, 150), retryAfterSeconds },
+      });
       throw new AppError(
         'LOGIN_LOCKED',
         { retryAfterSeconds },
@@ -43,9 +49,18 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
     const account = await findAccountByUsername(db, req.body.username);
     const valid = await verifyPassword(account?.password_hash ?? (await unknownUser()), req.body.password);
     // A deactivated account gets the same answer as a wrong password: no oracle for its password.
-    if (!account || !valid || !account.is_active) throw invalidCredentials();
     // Production never serves the published demo password, whichever account holds it (db/demo-accounts.ts).
-    if (config.nodeEnv === 'production' && req.body.password === DEMO_PASSWORD) throw invalidCredentials();
+    const demo = config.nodeEnv === 'production' && req.body.password === DEMO_PASSWORD;
+    if (!account || !valid || !account.is_active || demo) {
+      // The refused login writes nothing else: its entry is a transaction of its own.
+      const reason = !account ? 'unknown_username' : !valid ? 'wrong_password' : !account.is_active ? 'account_inactive' : 'demo_password';
+      await audit(db, req, {
+        action: 'auth.login_failed',
+        resource: { type: 'user', id: account?.id ?? null },
+        details: { username: req.body.username.slice(0, 150), reason },
+      });
+      throw invalidCredentials();
+    }
     await clearLoginAttempts(db, key, config.loginThrottle);
     const expiresAt = new Date(Date.now() + tokens.refreshTtlSeconds * 1000);
     const sessionId = await openSession(db, account.id, expiresAt, {

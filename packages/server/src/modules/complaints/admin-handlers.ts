@@ -5,10 +5,21 @@ import type { ModuleHandlers } from '../../http/handlers.js';
 import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { type AuthContext, caller } from '../../lib/identity.js';
-import { toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
+import { audit } from '../../lib/audit.js';
+import { auditedFields, toAdmin, toAdminListItem, toChanges, toHistoryEntry } from './mappers.js';
 import { assign, deleteComplaint, updateComplaint } from './change-repository.js';
-import { changeStatus } from './status-change.js';
-import { attachmentsOf, findAssignee, findComplaint, findState, historyOf, listPage, notificationsOf, statusOf } from './repository.js';
+import { auditStatusChange, changeStatus } from './status-change.js';
+import {
+  attachmentsOf,
+  auditedRow,
+  findAssignee,
+  findComplaint,
+  findState,
+  historyOf,
+  listPage,
+  notificationsOf,
+  statusOf,
+} from './repository.js';
 import {
   checkReferences,
   complaintNotFound,
@@ -68,7 +79,18 @@ export const adminHandlers: ModuleHandlers<
     if (!complaint) throw complaintNotFound(id);
     if (complaint.status === 'CLOSED') throw notEditable(id, complaint.status, 'Complaint is closed');
     await checkReferences(db, auth, req.body);
-    if (!(await updateComplaint(db, id, toChanges(req.body), 'notClosed'))) {
+    const updated = await db.transaction().execute(async (trx) => {
+      const before = await auditedRow(trx, id);
+      if (!before || !(await updateComplaint(trx, id, toChanges(req.body), 'notClosed'))) return false;
+      await audit(trx, req, {
+        action: 'complaint.updated',
+        resource: { type: 'complaint', id },
+        before: auditedFields(before),
+        after: req.body,
+      });
+      return true;
+    });
+    if (!updated) {
       const status = await statusOf(db, id);
       throw status === undefined ? complaintNotFound(id) : notEditable(id, status, 'Complaint is closed');
     }
@@ -78,7 +100,13 @@ export const adminHandlers: ModuleHandlers<
   async deleteAdminComplaint(req) {
     const { db } = req.server;
     const { id } = req.params;
-    if (!(await deleteComplaint(db, id, DELETABLE_BY_ADMIN))) {
+    const deleted = await db.transaction().execute(async (trx) => {
+      const before = await auditedRow(trx, id);
+      if (!before || !(await deleteComplaint(trx, id, DELETABLE_BY_ADMIN))) return false;
+      await audit(trx, req, { action: 'complaint.deleted', resource: { type: 'complaint', id }, before: auditedFields(before) });
+      return true;
+    });
+    if (!deleted) {
       const status = await statusOf(db, id); // absent, or not (or no longer) in a deletable status
       if (status === undefined) throw complaintNotFound(id);
       throw notEditable(id, status, 'Only rejected or closed complaints can be deleted');
@@ -90,7 +118,8 @@ export const adminHandlers: ModuleHandlers<
     const auth = caller(req);
     const { db } = req.server;
     const { id } = req.params;
-    await changeStatus(db, auth, id, req.body.status, req.body.comment ?? null);
+    const { status, comment = null } = req.body;
+    await changeStatus(db, auth, id, status, comment, auditStatusChange(req, id, status, comment));
     return { message: `Complaint status changed to ${req.body.status}`, result: await adminView(db, id, auth, workableComplaints(auth)) };
   },
 
@@ -112,7 +141,18 @@ export const adminHandlers: ModuleHandlers<
     if (complaint.status === 'CLOSED') throw notEditable(id, complaint.status, 'Complaint is closed');
     const assignee = userId === null ? null : await findAssignee(db, userId, withinTeam(auth, 'u.organization_id'));
     if (userId !== null && !assignee) throw notFound.resource('user', userId);
-    if (!(await assign(db, id, userId))) {
+    const assigned = await db.transaction().execute(async (trx) => {
+      const before = await auditedRow(trx, id);
+      if (!before || !(await assign(trx, id, userId))) return false;
+      await audit(trx, req, {
+        action: 'complaint.assigned',
+        resource: { type: 'complaint', id },
+        before: { userId: before.assigned_to },
+        after: { userId },
+      });
+      return true;
+    });
+    if (!assigned) {
       const status = await statusOf(db, id); // closed or deleted since the check
       throw status === undefined ? complaintNotFound(id) : notEditable(id, status, 'Complaint is closed');
     }

@@ -4,7 +4,7 @@ import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { iso } from '../../lib/time.js';
 import { attachmentUrl } from './attachment-repository.js';
 import type { ComplaintChanges } from './change-repository.js';
-import type { ComplaintRow, HistoryRow } from './repository.js';
+import type { auditedRow, ComplaintRow, HistoryRow } from './repository.js';
 import type { AccessLevel } from '../../lib/identity.js';
 import { COMPLAINT_WORKFLOW } from './rules.js';
 
@@ -115,3 +115,16 @@ const CHANGE_COLUMNS = {
 
 export const toChanges = (body: Schemas['ComplaintUpdate'] | Schemas['ComplaintAdminUpdate']): ComplaintChanges =>
   sentColumns(body, CHANGE_COLUMNS);
+
+/** The audited fields of a complaint (repository `auditedRow`), named as in the request bodies. */
+export const auditedFields = (r: NonNullable<Awaited<ReturnType<typeof auditedRow>>>) => ({
+  label: r.label,
+  description: r.description,
+  location: r.location,
+  amountPaid: r.amount_paid === null ? null : Number(r.amount_paid),
+  timeLost: r.time_lost,
+  customerId: r.customer_id,
+  complaintTypeId: r.complaint_type_id,
+  status: r.status,
+  userId: r.assigned_to,
+});

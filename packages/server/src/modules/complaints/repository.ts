@@ -154,6 +154,14 @@ export const findState = (db: Db, id: number, scope: Expression<SqlBool>) =>
     .where(scope)
     .executeTakeFirst();
 
+/** The fields of a complaint the audit log compares (lib/audit.ts), as stored. */
+export const auditedRow = (db: Db, id: number) =>
+  db
+    .selectFrom('complaints')
+    .select(['label', 'description', 'location', 'amount_paid', 'time_lost', 'customer_id', 'complaint_type_id', 'status', 'assigned_to'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+
 export const statusOf = async (db: Db, id: number) =>
   (await db.selectFrom('complaints').select('status').where('id', '=', id).executeTakeFirst())?.status;
 

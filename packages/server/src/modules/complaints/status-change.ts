@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { AuthContext } from '../../lib/identity.js';
+import { audit, type AuditSource } from '../../lib/audit.js';
 import { addHistory, moveStatus, queueResolutionNotice } from './change-repository.js';
 import { emitComplaintStatusChanged } from './events-repository.js';
 import { complaintNotFound } from './rules.js';
@@ -21,6 +22,8 @@ export async function changeStatus(
   id: number,
   requested: ComplaintStatus,
   comment: string | null,
+  /** Called in the transaction once the status moved (the audit entry of a staff change). */
+  changed?: (trx: Kysely<Database>, from: ComplaintStatus) => Promise<void>,
 ): Promise<void> {
   const scope = workableComplaints(auth);
   await db.transaction().execute(async (trx) => {
@@ -40,6 +43,7 @@ export async function changeStatus(
       await addHistory(trx, id, requested, comment, auth.userId, at);
       if (requested === 'RESOLVED') await queueResolutionNotice(trx, complaint, comment, at);
       await emitComplaintStatusChanged(trx, id, complaint.status, requested, comment);
+      await changed?.(trx, complaint.status);
       return;
     }
     // Refused, or a concurrent change moved it first (the guarded UPDATE found nothing): answer from where it is now.
@@ -51,3 +55,14 @@ export async function changeStatus(
     );
   });
 }
+
+/** The `changed` callback of `changeStatus` that records a staff member's move in the audit log. */
+export const auditStatusChange =
+  (req: AuditSource, id: number, status: ComplaintStatus, comment: string | null) => (trx: Kysely<Database>, from: ComplaintStatus) =>
+    audit(trx, req, {
+      action: 'complaint.status_changed',
+      resource: { type: 'complaint', id },
+      before: { status: from },
+      after: { status },
+      details: comment === null ? undefined : { comment },
+    });

@@ -5,6 +5,7 @@ import { linkedPageMeta } from '../../lib/paging.js';
 import { ownedBy } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../lib/identity.js';
+import { isStaff } from '../../lib/audit.js';
 import { activeTypes } from '../complaint-types/repository.js';
 import { emitComplaintCreated } from './events-repository.js';
 import { toChanges, toDetail, toHistoryEntry, toListItem } from './mappers.js';
@@ -29,7 +30,7 @@ import {
   readableScope,
   workableComplaints,
 } from './rules.js';
-import { changeStatus } from './status-change.js';
+import { auditStatusChange, changeStatus } from './status-change.js';
 
 export const tradeHandlers: ModuleHandlers<
   | 'createComplaint'
@@ -119,7 +120,9 @@ export const tradeHandlers: ModuleHandlers<
     const auth = caller(req);
     const { db } = req.server;
     const { id } = req.params;
-    await changeStatus(db, auth, id, req.body.status, req.body.comment ?? null);
+    const { status, comment = null } = req.body;
+    // Staff moving a complaint on the user side are audited as on the administration side.
+    await changeStatus(db, auth, id, status, comment, isStaff(auth) ? auditStatusChange(req, id, status, comment) : undefined);
     const row = await findComplaint(db, id, workableComplaints(auth));
     if (!row) throw complaintNotFound(id);
     return {

@@ -5,9 +5,11 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js
 import { pageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';
 import { caller, type AuthContext } from '../../lib/identity.js';
+import { audit } from '../../lib/audit.js';
 import { revokeSessions } from '../auth/repository.js';
 import { insertAccount, listAccounts, updateAccount } from './account-repository.js';
 import {
+  auditedFields,
   accountCountry,
   actorEmailTaken,
   actorFamily,
@@ -103,7 +105,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     let id: number;
     try {
       id = await db.transaction().execute(async (trx) => {
-        return insertAccount(
+        const created = await insertAccount(
           trx,
           { actor_role: family, first_name: firstName, last_name: lastName, email, organization_id: organizationId ?? null },
           {
@@ -115,6 +117,12 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
             organization_id: organizationId ?? null,
           },
         );
+        await audit(trx, req, {
+          action: 'user.created',
+          resource: { type: 'user', id: created },
+          after: { username, email, firstName, lastName, roleId, organizationId: organizationId ?? null, countryId, isActive: true },
+        });
+        return created;
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_username_key')) throw userExists('username', username);
@@ -179,8 +187,18 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
             organizationId !== undefined && { organization_id: organizationId },
           ),
         );
-        if (!roleChanges && !organizationChanges) return [];
-        return revokeSessions(trx, { userId: id }, roleChanges ? 'role_changed' : 'organization_changed');
+        const ended =
+          roleChanges || organizationChanges
+            ? await revokeSessions(trx, { userId: id }, roleChanges ? 'role_changed' : 'organization_changed')
+            : [];
+        await audit(trx, req, {
+          action: roleChanges ? 'user.role_changed' : 'user.updated',
+          resource: { type: 'user', id },
+          before: auditedFields(target),
+          after: { email, firstName, lastName, roleId, organizationId, countryId },
+          details: ended.length > 0 ? { revokedSessions: ended.length } : undefined,
+        });
+        return ended;
       });
     } catch (error) {
       if (isUniqueViolation(error, 'users_email_lower_key')) throw userExists('email', email!);

@@ -3,9 +3,10 @@ import { AppError, ListError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { caller, type AuthContext } from '../../lib/identity.js';
+import { audit, REDACTED } from '../../lib/audit.js';
 import { revokeSessions } from '../auth/repository.js';
 import { deleteAccount, setAccountActive, setPasswordHash } from './account-repository.js';
-import { accountUsage, findUserRow, loadUser, type UserRow } from './repository.js';
+import { accountUsage, auditedFields, findUserRow, loadUser, type UserRow } from './repository.js';
 import { assertCanActOn, assertKeepsAnAdministrator, assertPasswordAllowed, selfAction } from './rules.js';
 
 type Db = Parameters<typeof loadUser>[0];
@@ -37,6 +38,7 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
       revoked = await db.transaction().execute(async (trx) => {
         await assertKeepsAnAdministrator(trx, target);
         const ids = await revokeSessions(trx, { userId: id }, 'account_deleted');
+        await audit(trx, req, { action: 'user.deleted', resource: { type: 'user', id }, before: auditedFields(target) });
         await deleteAccount(trx, target);
         return ids;
       });
@@ -53,7 +55,15 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     const auth = caller(req);
     const { db } = req.server;
     const target = await actionable(db, auth, req.params.id);
-    await db.transaction().execute((trx) => setAccountActive(trx, target, true));
+    await db.transaction().execute(async (trx) => {
+      await setAccountActive(trx, target, true);
+      await audit(trx, req, {
+        action: 'user.activated',
+        resource: { type: 'user', id: target.id },
+        before: { isActive: target.is_active },
+        after: { isActive: true },
+      });
+    });
     return { message: 'User activated', result: await loadUser(db, target.id) };
   },
 
@@ -68,7 +78,15 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     const revoked = await db.transaction().execute(async (trx) => {
       await assertKeepsAnAdministrator(trx, target);
       await setAccountActive(trx, target, false);
-      return revokeSessions(trx, { userId: id }, 'account_deactivated');
+      const ended = await revokeSessions(trx, { userId: id }, 'account_deactivated');
+      await audit(trx, req, {
+        action: 'user.deactivated',
+        resource: { type: 'user', id },
+        before: { isActive: target.is_active },
+        after: { isActive: false },
+        details: { revokedSessions: ended.length },
+      });
+      return ended;
     });
     await sessions.forget(revoked);
     return { message: 'User deactivated', result: await loadUser(db, id) };
@@ -85,7 +103,15 @@ export const accountStateHandlers: ModuleHandlers<'deleteUser' | 'activateUser' 
     const passwordHash = await hashPassword(newPassword); // argon2id (lib/passwords.ts)
     const revoked = await db.transaction().execute(async (trx) => {
       await setPasswordHash(trx, target.id, passwordHash);
-      return revokeSessions(trx, { userId: target.id }, 'password_changed');
+      const ended = await revokeSessions(trx, { userId: target.id }, 'password_changed');
+      await audit(trx, req, {
+        action: 'user.password_reset',
+        resource: { type: 'user', id: target.id },
+        before: { password: REDACTED },
+        after: { password: REDACTED },
+        details: { revokedSessions: ended.length },
+      });
+      return ended;
     });
     await sessions.forget(revoked);
     return { message: 'Password changed; all sessions of the user were ended', result: null };

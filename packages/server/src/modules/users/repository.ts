@@ -48,6 +48,18 @@ export function selectUsers(db: Db) {
 }
 export type UserRow = Awaited<ReturnType<ReturnType<typeof selectUsers>['executeTakeFirstOrThrow']>>;
 
+/** The fields of an account the audit log compares (lib/audit.ts), named as in the request bodies. */
+export const auditedFields = (row: UserRow) => ({
+  username: row.username,
+  email: row.email,
+  firstName: row.first_name,
+  lastName: row.last_name,
+  roleId: row.role_id,
+  organizationId: row.organization_id,
+  countryId: row.country_id,
+  isActive: row.is_active,
+});
+
 export const toUser = (row: UserRow): User => ({
   id: row.id,
   username: row.username,

@@ -2,6 +2,7 @@ import { notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';
+import { audit } from '../../lib/audit.js';
 import { revokeSessions } from '../auth/repository.js';
 import { countUnexpired, findUserRow, listSessionsQuery, selectSessions, sessionIsActive, toSession } from './repository.js';
 import { assertCanActOn, selfAction } from './rules.js';
@@ -29,7 +30,11 @@ export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' |
     assertCanActOn(auth, session.access_level);
     // Already revoked or expired: nothing to change.
     if (sessionIsActive(session)) {
-      const revoked = await revokeSessions(db, { sessionId: id }, 'admin_revoked');
+      const revoked = await db.transaction().execute(async (trx) => {
+        const ended = await revokeSessions(trx, { sessionId: id }, 'admin_revoked');
+        await audit(trx, req, { action: 'session.revoked', resource: { type: 'session', id }, details: { userId: session.user_id } });
+        return ended;
+      });
       await sessions.forget(revoked);
     }
     return { message: 'Session revoked', result: null };
@@ -46,7 +51,9 @@ export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' |
     const { revoked, revokedCount } = await db.transaction().execute(async (trx) => {
       const ids = await revokeSessions(trx, { userId: id }, 'admin_revoked');
       // Sessions that had already expired were not open: they are not counted.
-      return { revoked: ids, revokedCount: await countUnexpired(trx, ids) };
+      const count = await countUnexpired(trx, ids);
+      await audit(trx, req, { action: 'user.sessions_revoked', resource: { type: 'user', id }, details: { revokedSessions: count } });
+      return { revoked: ids, revokedCount: count };
     });
     await sessions.forget(revoked);
     return { message: 'Sessions revoked', result: { revokedCount } };

@@ -2,6 +2,7 @@ import { notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';
+import { audit, REDACTED } from '../../lib/audit.js';
 import { toDelivery, toSubscription } from './mappers.js';
 import {
   deleteSubscription,
@@ -37,13 +38,22 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
     const body = req.body;
     await checkTarget(body.url, req.server.config.webhooks);
     const secret = newSecret();
-    const row = await insertSubscription(req.server.db, {
-      url: body.url,
-      description: body.description ?? null,
-      eventTypes: body.eventTypes,
-      isActive: body.isActive ?? true,
-      secret,
-      createdBy: auth.userId,
+    const row = await req.server.db.transaction().execute(async (trx) => {
+      const created = await insertSubscription(trx, {
+        url: body.url,
+        description: body.description ?? null,
+        eventTypes: body.eventTypes,
+        isActive: body.isActive ?? true,
+        secret,
+        createdBy: auth.userId,
+      });
+      const { url, description, eventTypes, isActive } = toSubscription(created);
+      await audit(trx, req, {
+        action: 'webhook.created',
+        resource: { type: 'webhook', id: created.id },
+        after: { url, description, eventTypes, isActive },
+      });
+      return created;
     });
     await req.server.webhookEndpointsChanged();
     return { status: 201, message: 'Webhook created', result: Object.assign(toSubscription(row), { secret }) };
@@ -59,22 +69,47 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
     const { id } = req.params;
     const body = req.body;
     if (body.url !== undefined) await checkTarget(body.url, req.server.config.webhooks);
-    const row = await updateSubscription(req.server.db, id, body);
+    const row = await req.server.db.transaction().execute(async (trx) => {
+      const current = await findSubscription(trx, id);
+      const updated = current && (await updateSubscription(trx, id, body));
+      if (!current || !updated) return undefined;
+      await audit(trx, req, { action: 'webhook.updated', resource: { type: 'webhook', id }, before: toSubscription(current), after: body });
+      return updated;
+    });
     if (!row) throw webhookNotFound(id);
     await req.server.webhookEndpointsChanged();
     return { message: 'Webhook updated', result: toSubscription(row) };
   },
 
   async deleteWebhook(req) {
-    if (!(await deleteSubscription(req.server.db, req.params.id))) throw webhookNotFound(req.params.id);
+    const { id } = req.params;
+    const deleted = await req.server.db.transaction().execute(async (trx) => {
+      const current = await findSubscription(trx, id);
+      if (!current || !(await deleteSubscription(trx, id))) return false;
+      await audit(trx, req, { action: 'webhook.deleted', resource: { type: 'webhook', id }, before: toSubscription(current) });
+      return true;
+    });
+    if (!deleted) throw webhookNotFound(id);
     await req.server.webhookEndpointsChanged();
     return { message: 'Webhook deleted', result: null };
   },
 
   async rotateWebhookSecret(req) {
     const secret = newSecret();
-    const row = await updateSubscription(req.server.db, req.params.id, { secret });
-    if (!row) throw webhookNotFound(req.params.id);
+    const { id } = req.params;
+    const row = await req.server.db.transaction().execute(async (trx) => {
+      const updated = await updateSubscription(trx, id, { secret });
+      if (updated) {
+        await audit(trx, req, {
+          action: 'webhook.secret_rotated',
+          resource: { type: 'webhook', id },
+          before: { secret: REDACTED },
+          after: { secret: REDACTED },
+        });
+      }
+      return updated;
+    });
+    if (!row) throw webhookNotFound(id);
     return { message: 'Webhook secret rotated', result: Object.assign(toSubscription(row), { secret }) };
   },
 
