@@ -6881,7 +6881,7 @@ export interface components {
             code: "IDEMPOTENCY_KEY_IN_USE";
             retryAfterSeconds: number;
         };
-        /** @description The first request with this `Idempotency-Key` stopped without an answer (the server lost its process or its database while running it), so whether it was applied is unknown. It is never run again under this key: read the resource to find out, then use a new key if needed. HTTP 409. */
+        /** @description No longer answered: an idempotent request's answer commits with its write, so a key without an answer belongs to a request that committed nothing and runs again (see the introduction, "Idempotent retries"). Kept so that clients built on earlier versions still decode it. HTTP 409. */
         IdempotencyOutcomeUnknownError: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -10146,7 +10146,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The `Idempotency-Key` is still held by the caller's first request with it: in flight (`IDEMPOTENCY_KEY_IN_USE`, retry after `retry-after` seconds to get its answer) or stopped without an answer (`IDEMPOTENCY_OUTCOME_UNKNOWN`, never run again under this key). */
+        /** @description The caller's first request with this `Idempotency-Key` is still running (`IDEMPOTENCY_KEY_IN_USE`): retry after `retry-after` seconds to get its answer, replayed. (`IDEMPOTENCY_OUTCOME_UNKNOWN` is no longer answered: the answer commits with the write, see the introduction, "Idempotent retries".) */
         IdempotencyConflict: {
             headers: {
                 /** @description Seconds to wait before retrying (with `IDEMPOTENCY_KEY_IN_USE`). */

@@ -36,8 +36,8 @@ import serialization from './plugins/serialization.js';
 import shutdown from './plugins/shutdown.js';
 import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
-import writeSafety from './plugins/write-safety.js';
-import writeSafetySweeper from './modules/write-safety/sweeper.js';
+import writeSafety from './http/write-safety/plugin.js';
+import writeSafetySweeper from './http/write-safety/sweeper.js';
 import auditSweeper from './modules/audit/sweeper.js';
 
 declare module 'fastify' {
@@ -110,13 +110,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
    *  9. body parse      JSON: `bodyLimit` (413), shape bounded (http/json-structure.ts), then
    *                     secure-json-parse; multipart parts read (uploads.ts); required body -> 400.
    * 10. validation      validation.ts: params, query, headers and body against the contract (ajv).
-   * 11. write safety    write-safety.ts (preHandler): Idempotency-Key claimed or replayed; If-Match
-   *                     checked and the resource locked.
-   * 12. handler         glue -> http/bind.ts -> modules/<name>/handlers.ts (typed by the contract).
+   * 11. write safety    http/write-safety/ (onRequest: a key marked running here; preHandler:
+   *                     Idempotency-Key claimed or replayed; If-Match checked).
+   * 12. handler         glue -> http/bind.ts -> modules/<name>/handlers.ts (typed by the contract);
+   *                     under a key, in one request transaction with its stored answer.
    * 13. serialization   bind.ts + serialization.ts: the success envelope, serialized from the
    *                     contract's response schema; ETag/304 and stored idempotent answers.
    * 14. on send         compression (br/gzip over 1 KiB), /docs CSP and token no-store (headers.ts),
-   *                     Deprecation/Sunset (deprecation.ts), upload spool freed, unused key freed.
+   *                     Deprecation/Sunset (deprecation.ts), upload spool freed, error answer stored under its key or the key freed.
    * 15. after           lock released, conditional GET counted unless 304, file sweep after a
    *                     write, webhook worker woken after a write.
    * Errors at any step: errors.ts turns them into the contract's envelope (404 for no route).

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, type KyselyConfig, type LogEvent, PostgresDialect } from 'kysely';
+import { type Dialect, Kysely, type KyselyConfig, type LogEvent, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Config } from '../config.js';
@@ -13,6 +13,7 @@ import { parseTimestamptz } from '../lib/time.js';
 import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
+import { requestScoped } from './request-transaction.js';
 import type { Database } from './schema.js';
 
 /** Bounds on waiting for PostgreSQL, in milliseconds (see `Config.databaseTimeouts`). */
@@ -179,7 +180,13 @@ const timed = (dialect: KyselyConfig['dialect']): KyselyConfig => ({
 const POOL = Symbol('pg pool');
 export const poolOf = (db: Kysely<any>): pg.Pool | undefined => (db as unknown as { [POOL]?: pg.Pool })[POOL];
 
-export function connect(target: DatabaseTarget): Kysely<Database> {
+/** Options of `connect`: `wrapDialect` puts a layer under the request transactions (tests inject failures there). */
+export interface ConnectOptions {
+  wrapDialect?: (dialect: Dialect) => Dialect;
+}
+
+export function connect(target: DatabaseTarget, options: ConnectOptions = {}): Kysely<Database> {
+  const scoped = (dialect: Dialect) => requestScoped(options.wrapDialect ? options.wrapDialect(dialect) : dialect);
   if (target.kind === 'postgres') {
     const timeouts = target.timeouts ?? DEFAULT_TIMEOUTS;
     const options: pg.PoolConfig & ResilientConfig = {
@@ -197,7 +204,7 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
     // An idle connection killed by the server (restart, failover, a forced drop) is removed from the
     // pool, which opens a new one on demand; unhandled, the event would crash the process.
     pool.on('error', ignore);
-    const db = new Kysely<Database>(timed(new PostgresDialect({ pool })));
+    const db = new Kysely<Database>(timed(scoped(new PostgresDialect({ pool }))));
     Object.defineProperty(db, POOL, { value: pool });
     return db;
   }
@@ -212,11 +219,11 @@ export function connect(target: DatabaseTarget): Kysely<Database> {
   // An in-memory database opened from a dump can be reloaded from it (the sandbox's reset).
   if (!onDisk && target.loadDataDir) {
     const reloadable = reloadableClient(open);
-    const db = new Kysely<Database>(timed(new PGliteDialect(reloadable.client)));
+    const db = new Kysely<Database>(timed(scoped(new PGliteDialect(reloadable.client))));
     registerReload(db, reloadable);
     return db;
   }
-  const db = new Kysely<Database>(timed(new PGliteDialect(open())));
+  const db = new Kysely<Database>(timed(scoped(new PGliteDialect(open()))));
   // Released when the database is closed; `destroy` is what every owner calls.
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {

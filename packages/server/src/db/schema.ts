@@ -370,6 +370,8 @@ export interface IdempotencyKeysTable {
   status: number | null;
   headers: NullableJson<StoredHeaders>;
   body: string | null;
+  /** The request running under the key (migration 0021); null on keys of older versions. */
+  holder: string | null;
   locked_until: RequiredTimestamp;
   expires_at: RequiredTimestamp;
   created_at: Timestamp;

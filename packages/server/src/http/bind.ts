@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listOperations, type OpenApiDocument } from '../contract.js';
-import { finishAnswer, policies } from '../plugins/write-safety.js';
 import type { FileResult, Handlers } from './handlers.js';
 import { sharedBody } from './shared-results.js';
+import { answerUnderKey, finishAnswer, type JsonAnswer } from './write-safety/answer.js';
+import { policies } from './write-safety/plugin.js';
 
 type RouteHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -36,16 +37,18 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
     const handler = handlers[operationId] as (r: FastifyRequest, p: FastifyReply) => Promise<unknown>;
     const statuses = Object.keys((operation as unknown as { responses: object }).responses).map(Number);
     const status = Math.min(...statuses.filter((s) => s >= 200 && s < 300));
-    // ETags, conditional writes and idempotency keys (plugins/write-safety.ts), where the contract declares them.
+    // ETags, conditional writes and idempotency keys (write-safety/), where the contract declares them.
     const policy = policies.get(operationId);
-    service[operationId] = async (req, reply) => {
+    /** Runs the handler: a file is sent here (undefined), a JSON answer is handed back serialized. */
+    const run = async (req: FastifyRequest, reply: FastifyReply): Promise<JsonAnswer | undefined> => {
       const out = (await handler(req, reply)) as { status?: number; message: string; result: unknown } | FileResult;
       if ('file' in out) {
         const { filename, contentType, body, size, inline = false } = out.file;
         reply.code(200).header('content-type', contentType).header('content-disposition', disposition(filename, inline));
         if (size !== undefined && !(body instanceof Uint8Array)) reply.header('content-length', size);
         reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff');
-        return reply.send(body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body);
+        reply.send(body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : body);
+        return undefined;
       }
       const code = out.status ?? status;
       reply.code(code);
@@ -55,8 +58,14 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
       const body =
         sharedBody(out.result, operationId, out.message, code, () => serialize(reply, code, envelopeOf(out))) ??
         serialize(reply, code, envelopeOf(out));
-      if (policy) return finishAnswer(req, reply, policy, code, body);
-      return reply.type(JSON_TYPE).send(body);
+      return { code, body };
+    };
+    service[operationId] = async (req, reply) => {
+      if (policy && req.idempotency) return answerUnderKey(req, reply, policy, () => run(req, reply));
+      const answer = await run(req, reply);
+      if (!answer) return reply;
+      if (policy) return finishAnswer(req, reply, policy, answer);
+      return reply.type(JSON_TYPE).send(answer.body);
     };
   }
   return service;

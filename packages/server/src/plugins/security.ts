@@ -6,7 +6,8 @@ import { toAuthContext } from '../lib/identity.js';
 import { TokenInvalid } from '../modules/auth/tokens.js';
 import { UNLIMITED } from './rate-limit.js';
 import { hookList } from '../http/route-hooks.js';
-import { conditionalLimiter, policies } from './write-safety.js';
+import { policies } from '../http/write-safety/plugin.js';
+import { conditionalLimiter } from '../http/write-safety/preconditions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { forgetReplacedDatabase } from '../../src/modules/sandbox/handlers.js';
 import { testConfig, type Config } from '../../src/config.js';
-import { connect } from '../../src/db/connect.js';
+import { type ConnectOptions, connect } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/schema.js';
 import type { ErrorDetail } from '../../src/contract.js';
 import type { OperationId, RouteTypes } from '../../src/http/handlers.js';
@@ -19,14 +19,14 @@ export const DEMO_PASSWORD = 'demo1234';
 export type DemoUser = 'admin' | 'supervisor' | 'manager' | 'agent' | 'agent2';
 
 /** A fresh copy of the seeded database: PGlite by default, PostgreSQL when DATABASE_URL is set. */
-export async function freshDatabase(): Promise<{ db: Kysely<Database>; drop: () => Promise<void> }> {
+export async function freshDatabase(options: ConnectOptions = {}): Promise<{ db: Kysely<Database>; drop: () => Promise<void> }> {
   const url = process.env.DATABASE_URL;
   const template = inject('postgresTemplate');
   if (url && template) {
     const name = `transport_ops_test_${randomBytes(6).toString('hex')}`;
     const admin = connect({ kind: 'postgres', url, poolSize: 1 });
     await sql`create database ${sql.id(name)} template ${sql.id(template)}`.execute(admin);
-    const db = connect({ kind: 'postgres', url: withDatabase(url, name), poolSize: 5 });
+    const db = connect({ kind: 'postgres', url: withDatabase(url, name), poolSize: 5 }, options);
     return {
       db,
       drop: async () => {
@@ -36,7 +36,7 @@ export async function freshDatabase(): Promise<{ db: Kysely<Database>; drop: () 
       },
     };
   }
-  const db = connect({ kind: 'pglite', dataDir: 'memory://', loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]) });
+  const db = connect({ kind: 'pglite', dataDir: 'memory://', loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]) }, options);
   return { db, drop: () => db.destroy() };
 }
 
@@ -150,9 +150,9 @@ async function buildShared(overrides: Partial<Config>, first: Kysely<Database>):
  * is used; a file that needs another configuration (rate limits, Redis on or off) gets an app of its
  * own, closed with the file.
  */
-export async function createTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const { db, drop } = await freshDatabase();
-  const dedicated = Object.keys(overrides).length > 0;
+export async function createTestApp(overrides: Partial<Config> = {}, database: ConnectOptions = {}): Promise<TestApp> {
+  const { db, drop } = await freshDatabase(database);
+  const dedicated = Object.keys(overrides).length > 0 || database.wrapDialect !== undefined;
   let shared: SharedApp;
   if (dedicated) {
     shared = await buildShared(overrides, db);
@@ -248,14 +248,14 @@ export async function createTestApp(overrides: Partial<Config> = {}): Promise<Te
  * its token for the rest of the file. `overrides` as for `createTestApp`; a function is called
  * when the app is built (for values a hook registered before computes).
  */
-export function useTestApp(overrides: Partial<Config> | (() => Partial<Config>) = {}): TestApp {
+export function useTestApp(overrides: Partial<Config> | (() => Partial<Config>) = {}, database: ConnectOptions = {}): TestApp {
   let current: TestApp | undefined;
   const built = (): TestApp => {
     if (!current) throw new Error('the test app is built in beforeAll: use it in a test or a hook');
     return current;
   };
   beforeAll(async () => {
-    current = await createTestApp(typeof overrides === 'function' ? overrides() : overrides);
+    current = await createTestApp(typeof overrides === 'function' ? overrides() : overrides, database);
   });
   afterAll(async () => {
     const closing = current;

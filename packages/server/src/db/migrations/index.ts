@@ -19,6 +19,7 @@ import * as m0016 from './0016_append_only_statistics.js';
 import * as m0018 from './0018_login_throttles.js';
 import * as m0019 from './0019_flat_popularity.js';
 import * as m0020 from './0020_announcement_search_text.js';
+import * as m0021 from './0021_idempotency_outcome.js';
 import * as m0022 from './0022_credential_limits.js';
 import * as m0023 from './0023_audit_log.js';
 import * as m0026 from './0026_transport_total_bound.js';
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0018_login_throttles': m0018,
   '0019_flat_popularity': m0019,
   '0020_announcement_search_text': m0020,
+  '0021_idempotency_outcome': m0021,
   '0022_credential_limits': m0022,
   '0023_audit_log': m0023,
   '0026_transport_total_bound': m0026,

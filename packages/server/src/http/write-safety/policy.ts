@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { listOperations, loadContract, type OpenApiDocument, type OperationObject } from '../contract.js';
+import { listOperations, loadContract, type OpenApiDocument, type OperationObject } from '../../contract.js';
 
 /*
  * Which operations take part in idempotent retries and conditional requests, read from the

@@ -4,12 +4,14 @@ import { queryShape } from '../../lib/query-shape.js';
 
 type Db = Kysely<Database>;
 
-/** What a request under an `Idempotency-Key` is bound to (see the contract's introduction). */
+/** What a request under an `Idempotency-Key` is bound to, and who runs it (see the contract's introduction). */
 export interface KeyClaim {
   scope: string;
   key: string;
   operation: string;
   fingerprint: string;
+  /** The request running under the key (process and number). */
+  holder: string;
 }
 
 /** A key already held: its first request, and the answer stored for it if any. */
@@ -19,14 +21,14 @@ export interface HeldKey {
   status: number | null;
   headers: StoredHeaders | null;
   body: string | null;
-  /** The first request may still be running (its lease has not ended). */
+  holder: string | null;
+  /** The lease of the request running under it has not ended. */
   in_flight: boolean;
 }
 
-// The statements of every keyed request, compiled once (lib/query-shape.ts): a keyed POST pays
-// for two more statements (the claim and the answer), not for building them again each time.
+// The statements of every keyed request, compiled once (lib/query-shape.ts).
 const claimShape = queryShape(
-  { values: ['scope', 'key', 'operation', 'fingerprint'], structure: ['leaseMs', 'retentionMs'] },
+  { values: ['scope', 'key', 'operation', 'fingerprint', 'holder'], structure: ['leaseMs', 'retentionMs'] },
   (db, p: KeyClaim & { leaseMs: number; retentionMs: number }) => {
     const lockedUntil = sql<Date>`now() + ${sql.lit(p.leaseMs)} * interval '1 millisecond'`;
     const expiresAt = sql<Date>`now() + ${sql.lit(p.retentionMs)} * interval '1 millisecond'`;
@@ -37,6 +39,7 @@ const claimShape = queryShape(
         key: p.key,
         operation: p.operation,
         fingerprint: p.fingerprint,
+        holder: p.holder,
         locked_until: lockedUntil,
         expires_at: expiresAt,
       })
@@ -46,6 +49,7 @@ const claimShape = queryShape(
           .doUpdateSet({
             operation: (eb) => eb.ref('excluded.operation'),
             fingerprint: (eb) => eb.ref('excluded.fingerprint'),
+            holder: (eb) => eb.ref('excluded.holder'),
             status: null,
             headers: null,
             body: null,
@@ -62,50 +66,92 @@ const claimShape = queryShape(
 const heldShape = queryShape({ values: ['scope', 'key'] }, (db, p: { scope: string; key: string }) =>
   db
     .selectFrom('idempotency_keys')
-    .select(['operation', 'fingerprint', 'status', 'headers', 'body', sql<boolean>`locked_until > now()`.as('in_flight')])
+    .select(['operation', 'fingerprint', 'status', 'headers', 'body', 'holder', sql<boolean>`locked_until > now()`.as('in_flight')])
     .where('scope', '=', p.scope)
     .where('key', '=', p.key)
     .where('expires_at', '>', sql<Date>`now()`),
 );
 
-const storeShape = queryShape(
-  { values: ['scope', 'key', 'status', 'headers', 'body'] },
-  (db, p: { scope: string; key: string; status: number; headers: string; body: string }) =>
+const takeOverShape = queryShape(
+  { values: ['scope', 'key', 'holder', 'previous'], structure: ['leaseMs'] },
+  (db, p: { scope: string; key: string; holder: string; previous: string | null; leaseMs: number }) =>
     db
       .updateTable('idempotency_keys')
-      .set({ status: p.status, headers: p.headers, body: p.body })
+      .set({ holder: p.holder, locked_until: sql<Date>`now() + ${sql.lit(p.leaseMs)} * interval '1 millisecond'` })
       .where('scope', '=', p.scope)
-      .where('key', '=', p.key),
+      .where('key', '=', p.key)
+      .where('status', 'is', null)
+      .where(sql<boolean>`holder is not distinct from ${p.previous}`)
+      .returning('key'),
 );
 
-const freeShape = queryShape({ values: ['scope', 'key'] }, (db, p: { scope: string; key: string }) =>
-  db.deleteFrom('idempotency_keys').where('scope', '=', p.scope).where('key', '=', p.key).where('status', 'is', null),
+const storeShape = queryShape(
+  { values: ['scope', 'key', 'holder', 'status', 'headers', 'body'] },
+  (db, p: { scope: string; key: string; holder: string; status: number; headers: string; body: string }) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ status: p.status, headers: p.headers, body: p.body, locked_until: sql<Date>`now()` })
+      .where('scope', '=', p.scope)
+      .where('key', '=', p.key)
+      .where('holder', '=', p.holder)
+      .where('status', 'is', null)
+      .returning('key'),
+);
+
+const freeShape = queryShape({ values: ['scope', 'key', 'holder'] }, (db, p: { scope: string; key: string; holder: string }) =>
+  db
+    .deleteFrom('idempotency_keys')
+    .where('scope', '=', p.scope)
+    .where('key', '=', p.key)
+    .where('holder', '=', p.holder)
+    .where('status', 'is', null),
 );
 
 /**
- * Claims `claim.key` for its caller: true when this request now holds it (a new key, or one past
- * its expiry, taken over in the same statement), false when another request holds it. One
- * statement, so of concurrent claims exactly one wins on every instance. Times are the
- * database's, so instances agree on them.
+ * Claims `claim.key` for its request: true when it now holds it (a new key, or one past its
+ * expiry, taken over in the same statement), false when the key is already known. One statement,
+ * committed on its own, so of concurrent claims exactly one wins on every instance. Times are
+ * the database's, so instances agree on them.
  */
 export async function claimKey(db: Db, claim: KeyClaim, leaseMs: number, retentionMs: number): Promise<boolean> {
   const row = await claimShape.executeTakeFirst(db, Object.assign({ leaseMs, retentionMs }, claim));
   return row !== undefined;
 }
 
-/** The key as another request holds it; undefined when it is free again (or expired). */
+/** The key as it is held; undefined when it is free again (or expired). */
 export function heldKey(db: Db, scope: string, key: string): Promise<HeldKey | undefined> {
   return heldShape.executeTakeFirst(db, { scope, key });
 }
 
-/** Stores the answer of the request that holds the key (replayed from now on). */
-export async function storeAnswer(db: Db, scope: string, key: string, status: number, headers: StoredHeaders, body: string): Promise<void> {
-  await storeShape.execute(db, { scope, key, status, headers: JSON.stringify(headers), body });
+/**
+ * Takes a key without an answer over from `previous` (a request that is gone): true when taken.
+ * It waits for a transaction of `previous` still storing its answer, then finds the answer there.
+ */
+export async function takeOverKey(db: Db, claim: KeyClaim, previous: string | null, leaseMs: number): Promise<boolean> {
+  const row = await takeOverShape.executeTakeFirst(db, { scope: claim.scope, key: claim.key, holder: claim.holder, previous, leaseMs });
+  return row !== undefined;
 }
 
-/** Frees a key whose request failed (nothing was written): a retry runs the request again. */
-export async function freeKey(db: Db, scope: string, key: string): Promise<void> {
-  await freeShape.execute(db, { scope, key });
+/**
+ * Stores the answer of the request holding the key (replayed from now on): false when the
+ * request no longer holds it (taken over after its lease). Run in the operation's transaction
+ * for an answer that commits with its rows; alone for an error, after the rollback.
+ */
+export async function storeAnswer(db: Db, claim: KeyClaim, status: number, headers: StoredHeaders, body: string): Promise<boolean> {
+  const row = await storeShape.executeTakeFirst(db, {
+    scope: claim.scope,
+    key: claim.key,
+    holder: claim.holder,
+    status,
+    headers: JSON.stringify(headers),
+    body,
+  });
+  return row !== undefined;
+}
+
+/** Frees a key whose request committed nothing and stores no answer: a retry runs the request again. */
+export async function freeKey(db: Db, claim: KeyClaim): Promise<void> {
+  await freeShape.execute(db, { scope: claim.scope, key: claim.key, holder: claim.holder });
 }
 
 /** Deletes up to `limit` keys that expired before `now`, and resource locks whose lease ended; returns how many keys went. */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, useTestApp } from '../support/app.js';
-import { expectError } from '../support/expect.js';
-import { createTransport, loadRefs, type Refs } from '../modules/transports/fixtures.js';
+import { createTestApp, useTestApp } from '../../support/app.js';
+import { expectError } from '../../support/expect.js';
+import { createTransport, loadRefs, type Refs } from '../../modules/transports/fixtures.js';
 
 /* Conditional requests (the contract's introduction, "Conditional requests"). */
 
