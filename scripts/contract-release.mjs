@@ -56,10 +56,7 @@ const releasedText = releaseChangelog(
 );
 writeFileSync(changelog, releasedText);
 if (existsSync(sdkChangelog)) writeFileSync(sdkChangelog, releaseChangelog(readFileSync(sdkChangelog, 'utf8'), version, values.date));
-if (sdk.version !== version) {
-  const text = readFileSync(defaults.sdkPackage, 'utf8');
-  writeFileSync(defaults.sdkPackage, text.replace(/("version":\s*")[^"]+"/, `$1${version}"`));
-}
+if (sdk.version !== version) writeFileSync(defaults.sdkPackage, `${JSON.stringify({ ...sdk, version }, null, 2)}\n`);
 
 const accepted = readAccepted(defaults.accepted);
 const acceptedText = readFileSync(defaults.accepted, 'utf8');

@@ -83,7 +83,7 @@ beforeAll(() => {
   version = released.info.version;
   mkdirSync(join(work, 'releases'));
   writeFileSync(join(work, 'releases', `${version}.json`), JSON.stringify(released));
-}, 120_000);
+});
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.concurrent('pnpm contract:diff', { timeout: 900_000 }, () => {

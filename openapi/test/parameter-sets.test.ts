@@ -60,14 +60,14 @@ describe('the transport list filters (a parameter set)', () => {
       'sortBy',
       'sortOrder',
     ]);
-  }, 60_000);
+  });
 
   it('refuse a reference named otherwise than its file, and two different parameters under one name', () => {
     const misnamed = withSet('misnamed', stringify(Object.assign({}, set, { Since: { $ref: '../parameters/StartDate.yaml' } })));
     expect(() => bundleContract(misnamed)).toThrow(/#\/components\/parameters\/StartDate "Since": name it as its file/);
     const clash = withSet('clash', stringify(Object.assign({}, set, { Page: { name: 'page', in: 'query', schema: { type: 'string' } } })));
     expect(() => bundleContract(clash)).toThrow(/components\.parameters\.Page exists already/);
-  }, 60_000);
+  });
 
   it('are checked by lint as parameters: one without `in` fails it', () => {
     const broken = Object.assign({}, set, { TransportCustomerId: { name: 'customerId', schema: { type: 'integer' } } });
@@ -77,5 +77,5 @@ describe('the transport list filters (a parameter set)', () => {
     );
     // The contract as it is passes the same command (runRedocly throws on a failed lint).
     expect(() => runRedocly(['lint', join(root, 'openapi/openapi.yaml'), '--config', join(root, 'redocly.yaml')])).not.toThrow();
-  }, 60_000);
+  });
 });

@@ -176,7 +176,7 @@ describe('a release moves the changelogs', () => {
 });
 
 describe('pnpm contract:release', () => {
-  it('makes the SDK pack as the plain version: before it a prerelease, after it the release', { timeout: 180_000 }, async () => {
+  it('makes the SDK pack as the plain version: before it a prerelease, after it the release', async () => {
     // A copy of the repository's contract, scripts, changelogs and the SDK's manifest, in a git repository of its own.
     const dir = join(work, 'release');
     for (const path of [

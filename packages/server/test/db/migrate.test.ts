@@ -216,15 +216,15 @@ describe.each(targets)('database on $name', (target) => {
 
   beforeAll(async () => {
     db = await target.open();
-  }, 60_000);
+  });
   afterAll(async () => {
     if (db) await target.close(db);
-  }, 60_000);
+  });
 
   it('migrates an empty database to the latest schema, with every domain table', async () => {
     await migrateToLatest(db);
     expect(await domainTables(db)).toEqual(TABLES);
-  }, 60_000);
+  });
 
   it('rolls the initial migration back completely, then applies it again', async () => {
     const down = await createMigrator(db).migrateTo(NO_MIGRATIONS);
@@ -234,7 +234,7 @@ describe.each(targets)('database on $name', (target) => {
     expect(rows).toHaveLength(0);
     await migrateToLatest(db);
     expect(await domainTables(db)).toEqual(TABLES);
-  }, 60_000);
+  });
 
   it('seeds the demo data once: true on an empty database, false afterwards', async () => {
     const started = performance.now();
@@ -243,7 +243,7 @@ describe.each(targets)('database on $name', (target) => {
     expect(await seedDemoData(db)).toBe(false);
     const users = await db.selectFrom('users').select('username').orderBy('username').execute();
     expect(users.map((u) => u.username)).toEqual(['admin', 'agent', 'agent2', 'manager', 'supervisor']);
-  }, 60_000);
+  });
 
   it('keeps the system roles at ids 1-5 and hands out the next id after them', async () => {
     const roles = await db.selectFrom('roles').select(['id', 'code']).orderBy('id').execute();

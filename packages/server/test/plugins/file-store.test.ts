@@ -22,6 +22,8 @@ afterAll(async () => {
 /** Every file under the store's directory (relative paths). */
 const storedFiles = () => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
 const pathOf = (key: string) => join(dir, key.slice(0, 2), key);
+/** For work done after the answer (file removal after commit): vi.waitFor's own 1 s is a race on a busy machine. */
+const settled = { timeout: 60_000, interval: 50 };
 
 async function uploadDocument(user: DemoUser, transportId: number, files = [{ name: 'permit.pdf', bytes: PDF }]) {
   const form = await multipart({ transportId: String(transportId), documentType: 'INSURANCE' }, files);
@@ -151,8 +153,8 @@ describe('directory file store', () => {
 
     const res = await t.call('deleteTransport', { token: await t.token('agent'), params: { id: transport.id } });
     expect(res.status).toBe(200);
-    await vi.waitFor(() => expect(existsSync(pathOf(key!))).toBe(false));
-    await vi.waitFor(async () => expect(await t.db.selectFrom('file_deletions').select('storage_key').execute()).toEqual([]));
+    await vi.waitFor(() => expect(existsSync(pathOf(key!))).toBe(false), settled);
+    await vi.waitFor(async () => expect(await t.db.selectFrom('file_deletions').select('storage_key').execute()).toEqual([]), settled);
   });
 
   it('removes the files of attachments deleted with their complaint', async () => {
@@ -163,7 +165,7 @@ describe('directory file store', () => {
 
     const res = await t.call('deleteComplaint', { token: await t.token('agent'), params: { id } });
     expect(res.status).toBe(200);
-    await vi.waitFor(() => expect(existsSync(pathOf(key!))).toBe(false));
+    await vi.waitFor(() => expect(existsSync(pathOf(key!))).toBe(false), settled);
   });
 
   it('answers 410 DOCUMENT_CONTENT_MISSING when a file is no longer in the store', async () => {

@@ -37,8 +37,11 @@ export async function startReceiver() {
     of(eventId: string) {
       return received.filter((r) => r.headers['webhook-id'] === eventId);
     },
-    /** Waits until `predicate` holds (polling every 20 ms), failing after `ms`. */
-    async until(predicate: () => boolean, ms = 10_000) {
+    /**
+     * Waits until `predicate` holds (polling every 20 ms), failing after `ms`: a deadline for a
+     * delivery that never comes, well past what a busy machine takes, below the test's timeout.
+     */
+    async until(predicate: () => boolean, ms = 90_000) {
       const deadline = Date.now() + ms;
       while (!predicate()) {
         if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${ms} ms (${received.length} requests)`);
