@@ -2827,6 +2827,10 @@ export interface paths {
          *       `userId` when creating an actor).
          *     - Design decision: a caller may not act on an account whose access level is above their own (403
          *       `FORBIDDEN`, `requiredRoles` lists the levels that may).
+         *     - Design decision: the role of an API key's service account (`apikey-<id>`) may be changed only by
+         *       `admin` and `super_admin`, who may create keys (403 `FORBIDDEN` with `requiredRoles`). The key
+         *       acts with the lesser of the level it was created with and the account's new one, so a promotion
+         *       never widens it and a demotion narrows it from the next request on every instance.
          *
          *     Errors:
          *     - 400: a field breaks its rule, or the body is empty (list of strings).
@@ -5617,10 +5621,16 @@ export interface paths {
          *     caller's), with a random password nobody knows. What the key creates is owned by that account,
          *     and the ownership and team rules of its role apply (an `agent` key sees what it created, a
          *     `team_manager` key its organization's records, a `supervisor` or `admin` key everything); it is
-         *     rate-limited as its role, per key. Deactivating the account, or revoking the key, stops the key
-         *     at once (401). The role may not be above the caller's access level (403
-         *     `ROLE_NOT_ASSIGNABLE`). Each use is recorded in `lastUsedAt` (at most once a minute per
-         *     instance).
+         *     rate-limited as its role, per key. Deactivating or deleting the account, or revoking the key,
+         *     stops the key on every instance from the next request (401). The role may not be above the
+         *     caller's access level (403 `ROLE_NOT_ASSIGNABLE`). Each use is recorded in `lastUsedAt` (at most
+         *     once a minute per instance).
+         *
+         *     Design decision (role cap): the key keeps the role it was created with as a ceiling
+         *     (`accessLevelCap`). It acts with the lesser of that level and its service account's current
+         *     one: demoting the account narrows the key at once, promoting it never widens the key (create a
+         *     new key for more power). Only `admin` and `super_admin`, who may create keys, may change a
+         *     service account's role (`PATCH /admin/users/{id}`).
          *
          *     Errors:
          *     - 400: a field breaks its rule, or the role or organization is inactive.
@@ -9840,7 +9850,13 @@ export interface components {
              * @example tok_Hk3v9QpZ
              */
             prefix: string;
+            /** @description The service account's current role. */
             role: components["schemas"]["RoleRef"];
+            /**
+             * @description The access level the key was created with. The key acts with the lesser of this level and its
+             *     service account's current one (`role.accessLevel`): promoting the account never widens the key.
+             */
+            accessLevelCap: components["schemas"]["RoleAccessLevel"];
             /** @description The key's service account (the author of what the key creates). */
             userId: number;
             organizationId: number | null;

@@ -36,7 +36,7 @@ const db = connect({ kind: 'pglite', dataDir: 'memory://' });
 await migrateToLatest(db);
 await seedDemoData(db);
 // The sandbox also has a super administrator (the demo data has none), for the operations only that role may call.
-await createAdmin(db, { username: 'root', email: 'root@transport-ops.example', password: DEMO_PASSWORD });
+await createAdmin(db, { username: 'root', email: 'root@transport-ops.example', password: DEMO_PASSWORD }, { allowDemoPassword: true });
 
 const app = await buildApp(config, { db });
 app.addHook('onClose', async () => db.destroy());

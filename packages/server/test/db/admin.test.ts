@@ -19,6 +19,16 @@ describe('admin:create applies the password rules of the API', () => {
     ['a common password', 'password', 'the password must not be one of the 10000 most common passwords'],
     ['a common password of digits', '12345678', 'the password must not be one of the 10000 most common passwords'],
     ['shorter than 8 characters', 'Tr4ns!', 'the password must be 8 to 128 characters'],
+    [
+      "the demo accounts' password",
+      'demo1234',
+      "the password must not be the demo accounts' password (demo1234), which production refuses at login",
+    ],
+    [
+      'the demo password in capitals',
+      ' DEMO1234 ',
+      "the password must not be the demo accounts' password (demo1234), which production refuses at login",
+    ],
   ])('refuses a password %s, and creates nothing', async (_name, password, message) => {
     await expect(createAdmin(t.db, { username: 'root.admin', email: 'root.admin@ops.example', password })).rejects.toThrow(message);
     expect(await usersNamed('root.admin')).toEqual([]);
@@ -33,17 +43,30 @@ describe('admin:create applies the password rules of the API', () => {
   });
 });
 
+/** Runs `admin:create root.admin root.admin@ops.example` with ADMIN_PASSWORD=`password` on an in-memory database. */
+function adminCreate(password: string) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+  const built = join(root, 'dist/db/cli.js');
+  const args = existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src/db/cli.ts')];
+  return spawnSync(process.execPath, [...args, 'admin:create', 'root.admin', 'root.admin@ops.example'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PGLITE_DATA_DIR: 'memory://', ADMIN_PASSWORD: password },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+}
+
 describe('the admin:create command', () => {
+  it('refuses the demo password: exits non-zero naming the reason, before touching the database', () => {
+    const run = adminCreate('demo1234');
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.trim()).toBe("the password must not be the demo accounts' password (demo1234), which production refuses at login");
+    expect(run.stdout).not.toContain('migrations applied');
+    expect(run.stdout).not.toContain('super administrator');
+  }, 150_000);
+
   it('stops with one line naming the rule, without printing the password, before touching the database', () => {
-    const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-    const built = join(root, 'dist/db/cli.js');
-    const args = existsSync(built) ? [built] : ['--import', 'tsx', join(root, 'src/db/cli.ts')];
-    const run = spawnSync(process.execPath, [...args, 'admin:create', 'root.admin', 'root.admin@ops.example'], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', PGLITE_DATA_DIR: 'memory://', ADMIN_PASSWORD: 'Root.Admin' },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const run = adminCreate('Root.Admin');
     expect(run.status, run.stderr).toBe(1);
     expect(run.stderr.trim()).toBe('the password must not equal or contain the username or the e-mail');
     expect(run.stdout).not.toContain('migrations applied');

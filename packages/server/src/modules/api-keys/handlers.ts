@@ -19,6 +19,7 @@ function toApiKey(row: ApiKeyRow): components['schemas']['ApiKey'] {
     name: row.name,
     prefix: row.prefix,
     role: { id: row.role_id, code: row.role_code, name: row.role_name, accessLevel: row.access_level },
+    accessLevelCap: row.access_level_cap,
     userId: row.user_id,
     organizationId: row.organization_id,
     createdAt: iso(row.created_at),

@@ -14,6 +14,7 @@ const listColumns = [
   'k.name',
   'k.prefix',
   'k.user_id',
+  'k.access_level_cap',
   'k.created_at',
   'k.last_used_at',
   'k.revoked_at',

@@ -23,7 +23,14 @@ import {
   userEmailTaken,
   usernameTaken,
 } from './repository.js';
-import { assertAssignable, assertCanActOn, assertKeepsAnAdministrator, assertPasswordAllowed, isAdministrator } from './rules.js';
+import {
+  assertAssignable,
+  assertCanActOn,
+  assertKeepsAnAdministrator,
+  assertMayChangeRole,
+  assertPasswordAllowed,
+  isAdministrator,
+} from './rules.js';
 
 type Db = Parameters<typeof loadUser>[0];
 
@@ -140,6 +147,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     const target = await findUserRow(db, id);
     if (!target) throw notFound.resource('user', id);
     assertCanActOn(auth, target.access_level);
+    if (roleId !== undefined && roleId !== target.role_id) await assertMayChangeRole(db, auth, id);
     const role = roleId === undefined ? undefined : await assignableRole(db, auth, roleId);
     if (organizationId !== undefined && organizationId !== null) await checkOrganization(db, organizationId);
     if (countryId !== undefined) await checkCountry(db, countryId);

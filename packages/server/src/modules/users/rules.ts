@@ -23,6 +23,21 @@ export function assertAssignable(auth: AuthContext, roleId: number, level: Acces
   }
 }
 
+/** Who may change the role of an API key's service account: those who may create keys. */
+const KEY_ADMIN_LEVELS: readonly AccessLevel[] = ['admin', 'super_admin'];
+
+/** 403 unless the caller may change the role of `userId` (an API key's service account needs an administrator). */
+export async function assertMayChangeRole(db: Kysely<Database>, auth: AuthContext, userId: number): Promise<void> {
+  if (KEY_ADMIN_LEVELS.includes(auth.accessLevel)) return;
+  const key = await db.selectFrom('api_keys').select('id').where('user_id', '=', userId).executeTakeFirst();
+  if (key)
+    throw new AppError(
+      'FORBIDDEN',
+      { requiredRoles: [...KEY_ADMIN_LEVELS] },
+      'Only administrators may change the role of an API key account',
+    );
+}
+
 export const selfAction = (action: 'delete' | 'deactivate' | 'revoke', message: string) =>
   new AppError('SELF_ACTION_FORBIDDEN', { action }, message);
 

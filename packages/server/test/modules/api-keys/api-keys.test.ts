@@ -39,6 +39,7 @@ describe('partner API keys', () => {
       name: 'Partner ERP sync',
       prefix: created.key.slice(0, 12),
       role: { accessLevel: 'supervisor' },
+      accessLevelCap: 'supervisor',
       revokedAt: null,
     });
     const stored = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
@@ -108,5 +109,32 @@ describe('partner API keys', () => {
       id: 999999,
     });
     expect(await t.db.selectFrom('api_keys').select('id').where('name', 'in', ['Too high', 'x']).execute()).toEqual([]);
+  });
+
+  it('caps a key at the level it was created with, and lets only administrators change the role of its account', async () => {
+    const created = await createKey('Agent feed', 'agent');
+    const supervisorRole = await roleId('supervisor');
+    const bySupervisor = await t.call('updateUser', {
+      token: await t.token('supervisor'),
+      params: { id: created.userId },
+      body: { roleId: supervisorRole },
+    });
+    expectError(bySupervisor, 403, 'FORBIDDEN', { requiredRoles: ['admin', 'super_admin'] });
+    const unchanged = await t.db.selectFrom('users').select('role_id').where('id', '=', created.userId).executeTakeFirstOrThrow();
+    expect(unchanged.role_id).toBe(created.role.id);
+
+    const byAdmin = await t.call('updateUser', {
+      token: await t.token('admin'),
+      params: { id: created.userId },
+      body: { roleId: supervisorRole },
+    });
+    expect(byAdmin.body.result.role.accessLevel).toBe('supervisor');
+    // The account is a supervisor now; the key still acts as the agent it was created as.
+    expectRoleRefused(await t.call('listUsers', withKey(created.key)), 'listUsers');
+    const listed = await t.call('listApiKeys', { token: await t.token('admin') });
+    expect(listed.body.result.data.find((k: { id: number }) => k.id === created.id)).toMatchObject({
+      role: { accessLevel: 'supervisor' },
+      accessLevelCap: 'agent',
+    });
   });
 });
