@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { allowedMethods } from '../http/allowed-methods.js';
 import { AppError, ListError } from '../http/errors.js';
 import { contractErrorOf } from '../lib/db-errors.js';
 import { SECURITY_HEADERS } from './headers.js';
@@ -157,8 +158,22 @@ export default fp(async function errors(app: FastifyInstance) {
   };
   app.setErrorHandler(handle);
 
+  // A known path asked with a method it lacks is a 405 listing its methods, not a 404.
+  const allowed = allowedMethods();
+  // Outside sandbox mode the sandbox's operations answer as unbound paths: no 405 reveals them.
+  const unbound = (url: string) => !app.config.sandbox && url.startsWith('/sandbox/');
+  app.addHook('onRoute', (route) => {
+    if (!unbound(route.url)) allowed.add(route.method, route.url);
+  });
+
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? req.url;
+    const allow = allowed.of(url);
+    if (allow !== null) {
+      reply.header('allow', allow.join(', '));
+      const error = new AppError('METHOD_NOT_ALLOWED', { method: req.method, url, allow }, `${req.method} is not an operation of ${url}`);
+      return reply.code(405).send(envelope(error.message, error.detail));
+    }
     reply.code(404).send(envelope(`No operation at ${req.method} ${url}`, { code: 'ROUTE_NOT_FOUND', method: req.method, url }));
   });
 });

@@ -113,6 +113,9 @@ const mediaTypeOf = (req: FastifyRequest) => (req.headers['content-type'] ?? '')
 const carriesBody = (req: FastifyRequest) =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** The query schema of an operation that declares no query parameter: none is accepted. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false };
+
 export const bodyRequired = () => new ListError(400, 'Validation failed', ['body is required']);
 
 /** A request schema as it is compiled: hardened, and with the coercion its part of the request takes. */
@@ -167,6 +170,9 @@ export default fp(async function validation(app: FastifyInstance) {
     const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
     const rule = operationId === undefined ? undefined : rules.get(operationId);
     if (!rule) return;
+    // An operation without query parameters refuses any (glue gives it no schema to check them).
+    const schema = route.schema as { querystring?: unknown };
+    schema.querystring ??= NO_QUERY;
     const refusal = (req: FastifyRequest): AppError<'UNSUPPORTED_MEDIA_TYPE'> | null => {
       if (req.headers['content-type'] === undefined && !carriesBody(req)) return null;
       const mediaType = mediaTypeOf(req);
@@ -185,6 +191,13 @@ export default fp(async function validation(app: FastifyInstance) {
     };
     // Callback-style hooks: they run on every request and mostly have nothing to wait for.
     const preParsing: preParsingHookHandler = (req, _reply, payload, done) => {
+      // An operation that declares no body takes an empty one whatever its Content-Type (many
+      // clients send `application/json` on every request): the header goes, so nothing is parsed.
+      if (rule.mediaTypes.length === 0 && !carriesBody(req)) {
+        delete req.headers['content-type'];
+        done(null, payload);
+        return;
+      }
       const error = refusal(req);
       if (error) done(error);
       else done(null, payload);

@@ -179,15 +179,22 @@ describe('request limits and errors in the envelope', () => {
     expectInvalid(res, 'body is not valid JSON');
   });
 
-  it('answers an unknown route and a wrong method with 404 ROUTE_NOT_FOUND in the envelope', async () => {
-    for (const [method, url] of [
-      ['GET', '/nowhere'],
-      ['DELETE', '/health'],
-    ] as const) {
-      const res = await t.app.inject({ method, url });
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toMatchObject({ success: false, result: null, errors: { code: 'ROUTE_NOT_FOUND', method, url } });
-    }
+  it('answers an unknown route with 404 ROUTE_NOT_FOUND and a wrong method with 405 METHOD_NOT_ALLOWED in the envelope', async () => {
+    const unknown = await t.app.inject({ method: 'GET', url: '/nowhere' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({
+      success: false,
+      result: null,
+      errors: { code: 'ROUTE_NOT_FOUND', method: 'GET', url: '/nowhere' },
+    });
+    const wrong = await t.app.inject({ method: 'DELETE', url: '/health' });
+    expect(wrong.statusCode).toBe(405);
+    expect(wrong.headers.allow).toBe('GET, HEAD, OPTIONS');
+    expect(wrong.json()).toMatchObject({
+      success: false,
+      result: null,
+      errors: { code: 'METHOD_NOT_ALLOWED', method: 'DELETE', url: '/health', allow: ['GET', 'HEAD', 'OPTIONS'] },
+    });
   });
 
   it('answers an unsupported content type with 415 in the envelope', async () => {

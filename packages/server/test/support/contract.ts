@@ -89,3 +89,9 @@ export function queryParameterNames(operationIds: OperationId[]): string[] {
   });
   return [...new Set(names)];
 }
+
+/** The validator of a component schema of the contract (`ErrorEnvelope`, ...). */
+export function componentValidator(name: string): ValidateFunction {
+  const ref = `contract#/components/schemas/${name}`;
+  return ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+}

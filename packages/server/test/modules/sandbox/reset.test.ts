@@ -88,6 +88,28 @@ describe('POST /sandbox/reset in sandbox mode', () => {
   });
 });
 
+describe('POST /sandbox/reset with an empty body', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const url = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      t = await createTestApp({ sandbox: true, databaseUrl: undefined });
+    } finally {
+      if (url !== undefined) process.env.DATABASE_URL = url;
+    }
+  });
+  afterAll(async () => t?.close());
+
+  it('resets whatever the Content-Type of the empty body (the operation declares none)', async () => {
+    for (const contentType of ['application/json', 'text/plain']) {
+      const res = await t.call('resetSandbox', { headers: { 'content-type': contentType }, payload: '' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ success: true, message: 'Sandbox reset to its demo data', errors: null });
+    }
+  });
+});
+
 describe('POST /sandbox/reset outside sandbox mode', () => {
   const t = useTestApp();
 
@@ -104,5 +126,9 @@ describe('POST /sandbox/reset outside sandbox mode', () => {
     });
     const rows = await t.db.selectFrom('tags').select('name').where('name', '=', 'kept-outside-sandbox').execute();
     expect(rows).toHaveLength(1);
+    // Another method is no 405 either: the path is not known outside sandbox mode.
+    const get = await t.app.inject({ method: 'GET', url: '/sandbox/reset' });
+    expect(get.statusCode).toBe(404);
+    expect(get.json().errors).toEqual({ code: 'ROUTE_NOT_FOUND', method: 'GET', url: '/sandbox/reset' });
   });
 });
