@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import compress from '@fastify/compress';
-import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
@@ -12,8 +11,9 @@ import { serviceHandlers } from './http/bind.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { routeSpecification } from './http/route-document.js';
 import { type Bus, memoryBus, redisBus } from './lib/bus.js';
+import { activeTracer } from './lib/tracing.js';
 import { createRedis, untilReady } from './lib/redis.js';
-import { corsOptions } from './plugins/cors.js';
+import corsPolicy from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { registerJwt, type Tokens } from './modules/auth/tokens.js';
 import { handlers } from './modules/index.js';
@@ -58,12 +58,19 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
 export interface BuildOptions {
   /** Use this database instead of opening one from the configuration (tests). */
   db?: Kysely<Database>;
+  /** The request tracing plugin when OpenTelemetry is on (src/tracing.ts), registered first. */
+  tracing?: FastifyPluginAsync;
 }
 
 /** Builds the whole API as a Fastify instance (not listening): `server.ts` starts it, tests `inject` into it. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const tracer = options.tracing ? activeTracer() : null;
   const app = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: Object.assign(
+      { level: config.logLevel, redact: ['req.headers.authorization'] },
+      // Lines written inside a traced request or delivery carry its trace_id and span_id.
+      tracer ? { mixin: () => tracer.logFields() } : {},
+    ),
     // A request's logger is made when it first logs (most requests log nothing at warn).
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.jsonBodyLimitBytes,
@@ -82,6 +89,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   // Headers must arrive within this time (a slow-header client cannot hold a socket).
   app.server.headersTimeout = config.timeouts.headersMs;
+  // First: its hooks open the request's span, which every later hook and the handler run in.
+  if (options.tracing) await app.register(options.tracing);
   app.decorate('config', config);
   app.decorate('tokens', await registerJwt(app, config.jwt));
   // Redis is optional and may be down: the API keeps serving with in-process fallbacks.
@@ -100,7 +109,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
    *  1. request id      Fastify: `X-Request-Id` taken or a UUID made (`genReqId` above); timeouts.
    *  2. draining        shutdown.ts: while closing, 503 + Retry-After + Connection: close.
    *  3. headers         headers.ts: security headers (helmet's, computed once) and x-request-id.
-   *  4. CORS            @fastify/cors (cors.ts): preflights answered here; allowed origins echoed.
+   *  4. CORS            cors.ts: a refused Origin answered 403 CORS_ORIGIN_REFUSED here; then
+   *                     @fastify/cors: preflights answered, allowed origins echoed.
    *  5. identity        security.ts: bearer token or X-API-Key -> `req.auth` (lib/identity.ts);
    *                     public operations skip it.
    *  6. rate limit      rate-limit.ts, applied by security.ts: per user or per address (not probes).
@@ -128,7 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(headers);
   await app.register(deprecation, {});
   // Before the security plugin: preflights are answered without identification or rate limits.
-  await app.register(cors, corsOptions(config));
+  await app.register(corsPolicy);
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(serialization);
   await app.register(validation);

@@ -98,6 +98,12 @@ export interface Config {
   sandbox: boolean;
   /** Bearer token `GET /metrics` requires; unset: no `/metrics` route (404). */
   metricsToken: string | undefined;
+  /**
+   * OpenTelemetry traces, on when the standard variables ask for an exporter (OTEL_TRACES_EXPORTER
+   * other than `none`, or an OTLP endpoint) and OTEL_SDK_DISABLED is not `true`. The SDK reads the
+   * other OTEL_* variables itself (protocol, headers, sampler, resource attributes).
+   */
+  tracing: { enabled: boolean; serviceName: string };
 }
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
@@ -150,6 +156,11 @@ interface Env {
   WEBHOOK_POLL_INTERVAL_MS: number;
   WEBHOOK_CONCURRENCY: number;
   METRICS_TOKEN?: string;
+  OTEL_SDK_DISABLED?: boolean;
+  OTEL_TRACES_EXPORTER?: string;
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  OTEL_SERVICE_NAME: string;
 }
 
 const schema = {
@@ -201,6 +212,11 @@ const schema = {
     WEBHOOK_POLL_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
     METRICS_TOKEN: { type: 'string', minLength: 16, pattern: '^[\\x21-\\x7e]+$' },
+    OTEL_SDK_DISABLED: { type: 'boolean' },
+    OTEL_TRACES_EXPORTER: { type: 'string' },
+    OTEL_EXPORTER_OTLP_ENDPOINT: { type: 'string', pattern: '^https?://' },
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { type: 'string', pattern: '^https?://' },
+    OTEL_SERVICE_NAME: { type: 'string', minLength: 1, default: 'transport-ops-api' },
   },
 } as const;
 
@@ -316,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,
     metricsToken: e.METRICS_TOKEN,
+    tracing: { enabled: tracingEnabled(e), serviceName: e.OTEL_SERVICE_NAME },
     webhooks: {
       retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
@@ -327,6 +344,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
   };
+}
+
+/** Traces are exported when an exporter is named (not `none`) or an OTLP endpoint is given, unless the SDK is disabled. */
+function tracingEnabled(e: Env): boolean {
+  if (e.OTEL_SDK_DISABLED) return false;
+  const exporters = (e.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (exporters.length > 0) return !exporters.includes('none');
+  return Boolean(e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
 /**

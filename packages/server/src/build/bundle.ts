@@ -8,10 +8,20 @@ import { glueParserSwap } from '../patches/glue-parser.js';
  * start; one file is a fraction of that.
  * Left outside the bundle: packages that read files beside their own modules (PGlite's WebAssembly
  * and extension archives, pdfkit's font metrics), native addons (argon2), and pg's optional
- * native binding (never installed), and the list of common passwords (2 MB of data read only when
+ * native binding (never installed), OpenTelemetry (loaded only when tracing is on), and the list of common passwords (2 MB of data read only when
  * a password is set: inside the bundle it would be parsed at every start).
  */
-const external = ['@electric-sql/pglite', '@electric-sql/pglite/*', '@node-rs/argon2', 'pdfkit', 'pg-native', '@zxcvbn-ts/language-common'];
+const external = [
+  '@electric-sql/pglite',
+  '@electric-sql/pglite/*',
+  '@node-rs/argon2',
+  'pdfkit',
+  'pg-native',
+  '@zxcvbn-ts/language-common',
+  // OpenTelemetry is imported on demand (src/tracing.ts), only when OTEL_* variables turn tracing on.
+  '@opentelemetry/*',
+  '@fastify/otel',
+];
 
 const entries = ['server', 'db/cli', 'sandbox'];
 

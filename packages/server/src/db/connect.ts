@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import { lockDataDir } from './lock.js';
 import { observeQuery } from '../lib/metrics.js';
 import { parseTimestamptz } from '../lib/time.js';
+import { traceQuery } from '../lib/tracing.js';
 import { arrayRowsQuery, type FieldDescription, rowsToObjects } from '../patches/pg-row-builder.js';
 import { preparedName } from './prepared.js';
 import { registerReload, reloadableClient } from './reloadable.js';
@@ -166,10 +167,17 @@ export function openPGlite(options: { dataDir?: string; loadDataDir?: Blob } = {
   );
 }
 
-/** Every query's duration goes to `db_query_duration_seconds` (Kysely times it only when a logger is set). */
+/**
+ * Every query's duration goes to `db_query_duration_seconds` (Kysely times it only when a logger is
+ * set), and to a span when tracing is on: on PostgreSQL and on the embedded PGlite alike (pg's own
+ * instrumentation would see neither PGlite nor pg inside the bundled server).
+ */
 const timed = (dialect: KyselyConfig['dialect']): KyselyConfig => ({
   dialect,
-  log: (event: LogEvent) => observeQuery(event.queryDurationMillis, event.level === 'error'),
+  log: (event: LogEvent) => {
+    observeQuery(event.queryDurationMillis, event.level === 'error');
+    traceQuery(event.query.sql, event.queryDurationMillis, event.level === 'error' ? event.error : undefined);
+  },
 });
 
 /**

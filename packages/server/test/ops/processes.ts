@@ -182,7 +182,7 @@ export interface ApiServer {
 }
 
 /** The API server as it runs in production: the built JavaScript when present, else through tsx. */
-export async function startApi(env: Record<string, string>): Promise<ApiServer> {
+export async function startApi(env: Record<string, string>, options: { stdout?: (line: string) => void } = {}): Promise<ApiServer> {
   const port = await freePort();
   const built = join(serverRoot, 'dist/server.js');
   const args = existsSync(built) ? [built] : ['--import', 'tsx', join(serverRoot, 'src/server.ts')];
@@ -198,8 +198,17 @@ export async function startApi(env: Record<string, string>): Promise<ApiServer> 
       PGLITE_DATA_DIR: join(dataDir, 'pglite'),
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'],
   });
+  if (options.stdout) {
+    const onLine = options.stdout;
+    let partial = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+  }
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -23,6 +23,7 @@ import * as m0021 from './0021_idempotency_outcome.js';
 import * as m0022 from './0022_credential_limits.js';
 import * as m0023 from './0023_audit_log.js';
 import * as m0026 from './0026_transport_total_bound.js';
+import * as m0027 from './0027_webhook_delivery_notify.js';
 
 /**
  * Every migration of this folder, listed explicitly (a FileMigrationProvider reads the folder at run
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0022_credential_limits': m0022,
   '0023_audit_log': m0023,
   '0026_transport_total_bound': m0026,
+  '0027_webhook_delivery_notify': m0027,
 };

@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
-import { metrics } from '../../lib/metrics.js';
+import { metrics, observeDeliveryDelay } from '../../lib/metrics.js';
 import { iso } from '../../lib/time.js';
+import { inSpan } from '../../lib/tracing.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { toSubscription } from './mappers.js';
 import {
@@ -52,15 +53,26 @@ export async function deliverDue(db: Db, options: DeliveryOptions): Promise<Deli
   const lane = async () => {
     while (claims < MAX_CLAIMS) {
       claims += 1;
-      const now = options.now ?? new Date();
-      const leaseUntil = new Date(now.getTime() + options.timeoutMs + 60_000);
-      const claimed = await claimDue(db, now, leaseUntil, batch);
+      const claimed = await claimDue(db, options.now ?? null, options.timeoutMs + 60_000, batch);
       if (claimed.length === 0) return;
+      for (const d of claimed) observeDeliveryDelay(d.waited, d.attempts === 1);
       await Promise.all(
-        claimed.map(async (d) => {
-          const outcome = await sendEvent(d.url, d.secret, d.event_public_id, d.body, options);
-          await record(db, d, outcome, options, round);
-        }),
+        claimed.map((d) =>
+          // A span per attempt when tracing is on: its sending and the statements recording it.
+          inSpan(
+            'webhook delivery',
+            {
+              'webhook.delivery.id': d.id,
+              'webhook.endpoint.id': d.subscription_id,
+              'webhook.event.id': d.event_public_id,
+              'webhook.attempt': d.attempts,
+            },
+            async () => {
+              const outcome = await sendEvent(d.url, d.secret, d.event_public_id, d.body, options);
+              await record(db, d, outcome, options, round);
+            },
+          ),
+        ),
       );
     }
   };

@@ -153,30 +153,39 @@ export interface ClaimedDelivery {
   body: string;
   /** The endpoint had a run of failures when the delivery was claimed. */
   failing: boolean;
+  /** Seconds from the moment it became due (queued by its write, or its retry time) to its claim. */
+  waited: number;
 }
 
 /**
  * Claims up to `batch` due deliveries of active endpoints, oldest due first (rows another worker
- * holds are skipped: FOR UPDATE SKIP LOCKED), counting the attempt and taking a lease until
- * `leaseUntil`, in one statement; returns each with its endpoint and its event's JSON body. A
- * worker that dies mid-attempt leaves the delivery due again when the lease ends.
+ * holds are skipped: FOR UPDATE SKIP LOCKED), counting the attempt and taking a lease of `leaseMs`,
+ * in one statement; returns each with its endpoint and its event's JSON body. A worker that dies
+ * mid-attempt leaves the delivery due again when the lease ends.
+ * "Due" is read on the database's clock, the clock that stamped `next_attempt_at` (a delivery is
+ * due from its insertion, `clock_timestamp()`, to the microsecond): compared with this process's
+ * millisecond clock instead, a delivery queued in the same millisecond as the claim that follows
+ * its commit was not yet due, and waited for the next write or poll. `now` (tests) replaces it.
  */
-export async function claimDue(db: Db, now: Date, leaseUntil: Date, batch: number): Promise<ClaimedDelivery[]> {
+export async function claimDue(db: Db, now: Date | null, leaseMs: number, batch: number): Promise<ClaimedDelivery[]> {
   const { rows } = await sql<ClaimedDelivery>`
-    with due as (
-      select d.id from webhook_deliveries d
+    with clock as (select coalesce(${now}::timestamptz, clock_timestamp()) as now),
+    due as (
+      select d.id, d.next_attempt_at as due_at from webhook_deliveries d
       join webhook_subscriptions s on s.id = d.subscription_id and s.is_active
-      where d.status = 'PENDING' and d.next_attempt_at <= ${now}
+      where d.status = 'PENDING' and d.next_attempt_at <= (select now from clock)
       order by d.next_attempt_at, d.id
       limit ${batch}
       for update of d skip locked
     ), claimed as (
-      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
+      update webhook_deliveries d set attempts = d.attempts + 1,
+        next_attempt_at = (select now from clock) + make_interval(secs => ${leaseMs / 1000})
       from due where d.id = due.id
-      returning d.id, d.attempts, d.created_at, d.subscription_id, d.event_id
+      returning d.id, d.attempts, d.created_at, d.subscription_id, d.event_id,
+        extract(epoch from (select now from clock) - due.due_at)::float8 as waited
     )
     select c.id, c.attempts, c.created_at, c.subscription_id, s.url, s.secret, e.public_id as event_public_id,
-      s.failing_since is not null as failing,
+      s.failing_since is not null as failing, c.waited,
       json_build_object('id', e.public_id, 'type', e.type,
         'occurredAt', to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'resource', json_build_object('type', e.resource_type, 'id', e.resource_id), 'data', e.data)::text as body

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { listen } from '../../db/listen.js';
 import { processJob } from '../../lib/process-job.js';
 import { type DeliveryRound, deliverDue } from './deliver.js';
 import { deliveryBacklog, hasActiveSubscription, sweepEvents } from './repository.js';
@@ -21,9 +22,10 @@ const SWEEP_PERIOD_MS = 3_600_000;
 
 /**
  * The webhook delivery worker of this instance. It runs a round every WEBHOOK_POLL_INTERVAL_MS
- * (retries coming due, events written by other instances) and at once after this instance answers
- * a successful write while some endpoint is active: the write's transaction has committed by then,
- * so its event is visible and delivered within milliseconds. Rounds never overlap in one process;
+ * (retries coming due) and at once when deliveries are queued: on PostgreSQL when the NOTIFY of a
+ * committed write arrives (any instance's, or a background job's); on the embedded database after
+ * this process answers a successful write while some endpoint is active (the write's transaction
+ * has committed by then). Either way an event is sent when its write commits. Rounds never overlap in one process;
  * instances share the work through `FOR UPDATE SKIP LOCKED`, so each attempt is made by one of them.
  */
 export default fp(async function webhookWorker(app: FastifyInstance) {
@@ -59,7 +61,10 @@ export default fp(async function webhookWorker(app: FastifyInstance) {
     () => deliveryBacklog(app.db),
   );
 
-  // A wake during a round runs one more round after it (the round in flight may have claimed before the commit).
+  // A wake during a round runs one more round after it (the round in flight may have claimed before
+  // the commit). `running` is cleared in the same step as the last look at `again`: cleared in a
+  // `.finally` of the loop's promise instead, a wake between the two (a response finishing in a
+  // microtask) set `again` for a loop that had already ended, and its event waited for the next one.
   let running = false;
   let again = false;
   const wake = () => {
@@ -68,14 +73,16 @@ export default fp(async function webhookWorker(app: FastifyInstance) {
       return;
     }
     running = true;
-    (async () => {
-      do {
-        again = false;
-        await run().catch((error: unknown) => app.log.error({ err: error }, 'webhook delivery round failed'));
-      } while (again);
-    })().finally(() => {
-      running = false;
-    });
+    void (async () => {
+      try {
+        do {
+          again = false;
+          await run().catch((error: unknown) => app.log.error({ err: error }, 'webhook delivery round failed'));
+        } while (again);
+      } finally {
+        running = false;
+      }
+    })();
   };
 
   app.decorate('webhookEndpointsChanged', async () => {
@@ -92,15 +99,24 @@ export default fp(async function webhookWorker(app: FastifyInstance) {
     refreshActive().catch(() => undefined);
   });
   let timer: NodeJS.Timeout | undefined;
+  // On PostgreSQL every instance hears each commit that queued deliveries (NOTIFY, migration 0027),
+  // whichever instance or job wrote it; on the embedded database, writes of this process wake it below.
+  let listener: ReturnType<typeof listen> = null;
   app.addHook('onReady', async () => {
+    listener = listen(app.db, 'webhook_deliveries', wake, (error) =>
+      app.log.warn({ err: error }, 'webhook worker: LISTEN connection lost, polling until it is back'),
+    );
     // Not awaited: the start never waits for the database (it may be down; the answer comes soon).
     refreshActive().catch(() => undefined);
     timer = setInterval(() => refreshActive().catch(() => undefined), 30_000);
     timer.unref();
   });
-  app.addHook('onClose', async () => clearInterval(timer));
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await listener?.stop();
+  });
   app.addHook('onResponse', (req, reply, done) => {
-    if (active && req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) wake();
+    if (!listener && active && req.method !== 'GET' && req.method !== 'HEAD' && reply.statusCode < 400) wake();
     done();
   });
 });
