@@ -5719,6 +5719,13 @@ export interface paths {
          *     - Partner API keys: `api_key.created`, `api_key.revoked`.
          *     - Webhook endpoints: `webhook.created`, `webhook.updated`, `webhook.deleted`,
          *       `webhook.secret_rotated`.
+         *     - Transports changed by staff: `transport.updated`, `transport.deleted`,
+         *       `transport.status_changed` (an action of the validation workflow; `details.action`),
+         *       `transport.customer_assigned`.
+         *     - Organizations: `organization.created`, `organization.updated`, `organization.deleted`.
+         *     - Configuration lists (`category`, `complaint_type`, `role`, `tag`, `vehicle_type`,
+         *       `country`, `state`): `<list>.created`, `<list>.updated`, `<list>.deleted`,
+         *       `<list>.activated`, `<list>.deactivated`.
          *
          *     Design decisions:
          *     - Readers: administrators only. Supervisors and team managers may not read it (403), although

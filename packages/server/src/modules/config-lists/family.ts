@@ -3,6 +3,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { UniqueName } from '../../db/constraints.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
+import { audit, type AuditSource } from '../../lib/audit.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { fetchPage, type Listable, pageMeta, type PageMeta } from '../../lib/paging.js';
 import { type ConfigTable, type Db, deleteRow, insertRow, lockRow, updateRow } from './repository.js';
@@ -54,8 +55,9 @@ export interface ConfigList<T extends ConfigTable, Row, R extends { isActive: bo
   afterChange?(server: FastifyInstance): Promise<void>;
 }
 
-/** The part of a request the block reads: every operation's typed request fits in it. */
-type In<P> = { server: FastifyInstance } & P;
+/** The part of a request the block reads (with what the audit log keeps of it): every operation's typed request fits in it. */
+type In<P> = { server: FastifyInstance } & AuditSource & P;
+const fields = (value: unknown) => value as Record<string, unknown>;
 type IdParams = { params: { id: number } };
 type Success<R> = Promise<{ message: string; result: R }>;
 
@@ -69,6 +71,8 @@ export function configListHandlers<
   U,
 >(list: ConfigList<T, Row, R, Q, C, U>) {
   const { table, resource, label } = list;
+  /** The resource in the audit log's snake case (`complaintType` is `complaint_type`). */
+  const kind = resource.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   const notFound = (id: number) => new AppError('RESOURCE_NOT_FOUND', { resource, id }, `${label} not found`);
   const inUse = (id: number, usageCount: number) => new AppError('RESOURCE_IN_USE', { resource, id, usageCount }, list.inUseMessage);
 
@@ -110,7 +114,10 @@ export function configListHandlers<
         .transaction()
         .execute(async (trx) => {
           await list.checkCreate?.(trx, body);
-          return locked(trx, await insertRow(trx, table, list.toInsert(body)));
+          const row = await locked(trx, await insertRow(trx, table, list.toInsert(body)));
+          const id = fields(row).id as number;
+          await audit(trx, req, { action: `${kind}.created`, resource: { type: kind, id }, after: fields(body) });
+          return row;
         })
         .catch((error: unknown) => {
           throw asContractError(error, body);
@@ -129,6 +136,7 @@ export function configListHandlers<
           await list.checkUpdate?.(trx, current, patch);
           await updateRow(trx, table, id, list.toUpdate(patch));
           const revoked = (await list.afterUpdate?.(trx, current, patch)) ?? [];
+          await audit(trx, req, { action: `${kind}.updated`, resource: { type: kind, id }, before: fields(current), after: fields(patch) });
           return { updated: await locked(trx, id), revoked };
         })
         .catch((error: unknown) => {
@@ -149,6 +157,7 @@ export function configListHandlers<
           const usageCount = await list.usage(trx, id);
           if (usageCount > 0) throw inUse(id, usageCount);
           await deleteRow(trx, table, id);
+          await audit(trx, req, { action: `${kind}.deleted`, resource: { type: kind, id }, before: fields(current) });
         });
       } catch (error) {
         if (!isForeignKeyViolation(error)) throw error;
@@ -166,6 +175,12 @@ export function configListHandlers<
         // Setting the current value again changes nothing, not even updatedAt.
         if (current.isActive === isActive) return current;
         await updateRow(trx, table, id, { is_active: isActive } as unknown as Updateable<Database[T]>);
+        await audit(trx, req, {
+          action: `${kind}.${isActive ? 'activated' : 'deactivated'}`,
+          resource: { type: kind, id },
+          before: { isActive: current.isActive },
+          after: { isActive },
+        });
         return locked(trx, id);
       });
       return { message: `${label} ${isActive ? 'activated' : 'deactivated'}`, result: await changed(req.server, result) };

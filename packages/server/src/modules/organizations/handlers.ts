@@ -9,6 +9,7 @@ import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { teamOf, withinTeam } from '../../lib/scope.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../lib/identity.js';
+import { audit } from '../../lib/audit.js';
 import * as repo from './repository.js';
 
 type Organization = components['schemas']['Organization'];
@@ -72,6 +73,10 @@ const UPDATE_COLUMNS = {
   isActive: 'is_active',
 } as const satisfies ColumnsOf<components['schemas']['OrganizationUpdate'], OrganizationsTable>;
 
+/** An organization's row as the audit log compares it (lib/audit.ts), named as in the request bodies. */
+const auditedFields = (row: Record<(typeof UPDATE_COLUMNS)[keyof typeof UPDATE_COLUMNS], unknown>) =>
+  Object.fromEntries(Object.entries(UPDATE_COLUMNS).map(([field, column]) => [field, row[column]]));
+
 const duplicateCode = (code: string) =>
   new AppError('ALREADY_EXISTS', { resource: 'organization', field: 'code', value: code }, 'An organization with this code already exists');
 
@@ -116,6 +121,7 @@ export const organizationHandlers: ModuleHandlers<
         throw error;
       }
       const row = await repo.findOrganization(trx, id);
+      await audit(trx, req, { action: 'organization.created', resource: { type: 'organization', id }, after: auditedFields(row!) });
       return toOrganization(row!);
     });
     return { message: 'Organization created', result };
@@ -149,6 +155,13 @@ export const organizationHandlers: ModuleHandlers<
         );
       }
       const values: OrganizationUpdate = sentColumns(body, UPDATE_COLUMNS);
+      const before = await repo.findOrganization(trx, id);
+      await audit(trx, req, {
+        action: 'organization.updated',
+        resource: { type: 'organization', id },
+        before: auditedFields(before!),
+        after: body,
+      });
       try {
         await repo.updateOrganization(trx, id, values);
       } catch (error) {
@@ -166,6 +179,8 @@ export const organizationHandlers: ModuleHandlers<
     await req.server.db.transaction().execute(async (trx) => {
       // The row lock makes concurrent inserts of children, members or actors wait for this decision.
       if (!(await repo.lockOrganization(trx, id))) throw notFound(id);
+      const before = await repo.findOrganization(trx, id);
+      await audit(trx, req, { action: 'organization.deleted', resource: { type: 'organization', id }, before: auditedFields(before!) });
       const usageCount = await repo.organizationUsage(trx, id);
       if (usageCount > 0)
         throw new AppError('RESOURCE_IN_USE', { resource: 'organization', id, usageCount }, 'Organization has children or members');

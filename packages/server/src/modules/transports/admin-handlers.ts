@@ -3,6 +3,7 @@ import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';
+import { audit } from '../../lib/audit.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { toAdminListItem, toAdminTransport, toTransport } from './mappers.js';
 import { complaintCount, currentStatus, findVisible, levelOneValidator, listPage, statusHistory } from './repository.js';
@@ -69,10 +70,12 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     if (!ADMIN_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
     if (req.body.vehicleTypeId !== undefined) await requireVehicleType(db, req.body.vehicleTypeId, current.vehicle_type_id);
     const record = await db.transaction().execute(async (trx) => {
+      const before = toTransport(await reload(trx, id));
       if (!(await updateFields(trx, id, ADMIN_EDITABLE, fieldChanges(req.body), req.body))) {
         const status = await currentStatus(trx, id);
         throw status === undefined ? transportNotFound(id) : notEditable(id, status);
       }
+      await audit(trx, req, { action: 'transport.updated', resource: { type: 'transport', id }, before, after: req.body });
       return reload(trx, id);
     });
     return { message: 'Transport updated', result: toAdminTransport(record, auth.accessLevel) };
@@ -85,7 +88,11 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const complaints = await complaintCount(db, id);
     if (complaints > 0) throw hasComplaint(id, complaints);
     try {
-      if (!(await deleteTransport(db, id))) throw transportNotFound(id);
+      await db.transaction().execute(async (trx) => {
+        const before = toTransport(await reload(trx, id));
+        if (!(await deleteTransport(trx, id))) throw transportNotFound(id);
+        await audit(trx, req, { action: 'transport.deleted', resource: { type: 'transport', id }, before });
+      });
     } catch (error) {
       if (isForeignKeyViolation(error, 'complaints_transport_id_fkey')) throw hasComplaint(id, await complaintCount(db, id));
       throw error;
@@ -138,6 +145,13 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
           comment: comment ?? null,
         },
       );
+      await audit(trx, req, {
+        action: 'transport.status_changed',
+        resource: { type: 'transport', id },
+        before: { status: current.status, validationLevel: current.validation_level },
+        after: { status: target.status, validationLevel: level },
+        details: { action, comment: comment ?? null },
+      });
       return { record, level };
     });
     return { message: actionMessage(action, level), result: toAdminTransport(record, auth.accessLevel) };
@@ -175,10 +189,17 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     if (!NOT_ARCHIVED.includes(current.status)) throw notEditable(id, current.status);
     await requireCustomer(db, auth, customerId);
     const record = await db.transaction().execute(async (trx) => {
+      const before = toTransport(await reload(trx, id)).customer?.id ?? null;
       if (!(await updateFields(trx, id, NOT_ARCHIVED, { customer_id: customerId }, { customerId }))) {
         const status = await currentStatus(trx, id);
         throw status === undefined ? transportNotFound(id) : notEditable(id, status);
       }
+      await audit(trx, req, {
+        action: 'transport.customer_assigned',
+        resource: { type: 'transport', id },
+        before: { customerId: before },
+        after: { customerId },
+      });
       return reload(trx, id);
     });
     return { message: 'Customer assigned', result: toAdminTransport(record, auth.accessLevel) };
