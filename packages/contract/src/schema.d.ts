@@ -10077,6 +10077,8 @@ export interface components {
          *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
          *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
          *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+         *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+         *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
          * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
          */
         IdempotencyKey: string;
@@ -10089,6 +10091,8 @@ export interface components {
          *     the write is unconditional (the last write wins, as before this header existed). A list of
          *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
          *     "Conditional requests" in the introduction.
+         *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+         *     no resource, so a request sending it gets 412).
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         IfMatch: string;
@@ -10119,7 +10123,7 @@ export interface components {
         /** @description Only tutorials of this length class. */
         TutorialDurationFilter: components["schemas"]["TutorialDuration"];
         /**
-         * @description Comma-separated tag ids; tutorials carrying at least one of them.
+         * @description Comma-separated tag ids; tutorials carrying at least one of them. Each id is 1 to 2147483647 (the pattern admits no other), so an id out of range is refused by the pattern like any other malformed value.
          * @example 3,14
          */
         TutorialTags: string;
@@ -10173,6 +10177,7 @@ export interface components {
          * @description Strong entity tag of the resource's representation for the caller (a digest of it, quoted). It
          *     changes whenever anything in the representation changes. Send it back in `If-None-Match` (a
          *     `GET`: 304 when unchanged) or `If-Match` (a write: 412 when changed).
+         *     The example is illustrative: each resource has its own tag.
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         ETag: string;
@@ -10575,6 +10580,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10691,6 +10698,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10745,6 +10754,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10861,6 +10872,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11055,6 +11068,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11179,6 +11194,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11241,6 +11258,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11317,6 +11336,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11483,6 +11504,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11662,6 +11685,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11718,6 +11743,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11768,6 +11795,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11958,6 +11987,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12074,6 +12105,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12144,6 +12177,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12280,6 +12315,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12348,6 +12385,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12402,6 +12441,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12457,6 +12498,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12581,6 +12624,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12651,6 +12696,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12785,6 +12832,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12870,6 +12919,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13274,6 +13325,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13347,6 +13400,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13528,7 +13583,7 @@ export interface operations {
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /**
-                 * @description Comma-separated tag ids; tutorials carrying at least one of them.
+                 * @description Comma-separated tag ids; tutorials carrying at least one of them. Each id is 1 to 2147483647 (the pattern admits no other), so an id out of range is refused by the pattern like any other malformed value.
                  * @example 3,14
                  */
                 tags?: components["parameters"]["TutorialTags"];
@@ -13627,6 +13682,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13704,6 +13761,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13819,7 +13878,7 @@ export interface operations {
                  */
                 duration?: string;
                 /**
-                 * @description Comma-separated tag ids; tutorials carrying at least one of them.
+                 * @description Comma-separated tag ids; tutorials carrying at least one of them. Each id is 1 to 2147483647 (the pattern admits no other), so an id out of range is refused by the pattern like any other malformed value.
                  * @example 3,14
                  */
                 tags?: components["parameters"]["TutorialTags"];
@@ -14039,6 +14098,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14179,6 +14240,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14249,6 +14312,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14334,6 +14399,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14398,6 +14465,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14470,6 +14539,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14590,6 +14661,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14730,6 +14803,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14800,6 +14875,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14885,6 +14962,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14949,6 +15028,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15021,6 +15102,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15139,6 +15222,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15270,6 +15355,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15340,6 +15427,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15425,6 +15514,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15489,6 +15580,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15553,6 +15646,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15729,6 +15824,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15869,6 +15966,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15939,6 +16038,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16024,6 +16125,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16088,6 +16191,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16159,6 +16264,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16234,6 +16341,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16413,6 +16522,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16537,6 +16648,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16677,6 +16790,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16747,6 +16862,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16950,6 +17067,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17012,6 +17131,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17088,6 +17209,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17216,6 +17339,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17687,6 +17812,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17741,6 +17868,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17818,6 +17947,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17930,6 +18061,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18149,6 +18282,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18226,6 +18361,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18303,6 +18440,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18458,6 +18597,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18573,6 +18714,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18635,6 +18778,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18711,6 +18856,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18820,6 +18967,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18935,6 +19084,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18997,6 +19148,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19073,6 +19226,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19190,6 +19345,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19321,6 +19478,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19391,6 +19550,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19475,6 +19636,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19605,6 +19768,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19720,6 +19885,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19782,6 +19949,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19858,6 +20027,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19969,6 +20140,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20084,6 +20257,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20146,6 +20321,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20222,6 +20399,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20339,6 +20518,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20470,6 +20651,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20540,6 +20723,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20624,6 +20809,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20751,6 +20938,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20891,6 +21080,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20961,6 +21152,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21045,6 +21238,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21176,6 +21371,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21292,6 +21489,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21345,6 +21544,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21413,6 +21614,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21486,6 +21689,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21550,6 +21755,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21660,6 +21867,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21776,6 +21985,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21838,6 +22049,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22066,6 +22279,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22126,6 +22341,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22429,6 +22646,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
