@@ -10247,6 +10247,8 @@ export interface components {
          *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
          *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
          *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+         *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+         *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
          * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
          */
         IdempotencyKey: string;
@@ -10259,6 +10261,8 @@ export interface components {
          *     the write is unconditional (the last write wins, as before this header existed). A list of
          *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
          *     "Conditional requests" in the introduction.
+         *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+         *     no resource, so a request sending it gets 412).
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         IfMatch: string;
@@ -10289,7 +10293,7 @@ export interface components {
         /** @description Only tutorials of this length class. */
         TutorialDurationFilter: components["schemas"]["TutorialDuration"];
         /**
-         * @description Comma-separated tag ids; tutorials carrying at least one of them.
+         * @description Comma-separated tag ids; tutorials carrying at least one of them. Each id is 1 to 2147483647 (the pattern admits no other), so an id out of range is refused by the pattern like any other malformed value.
          * @example 3,14
          */
         TutorialTags: string;
@@ -10343,6 +10347,7 @@ export interface components {
          * @description Strong entity tag of the resource's representation for the caller (a digest of it, quoted). It
          *     changes whenever anything in the representation changes. Send it back in `If-None-Match` (a
          *     `GET`: 304 when unchanged) or `If-Match` (a write: 412 when changed).
+         *     The example is illustrative: each resource has its own tag.
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         ETag: string;
@@ -10745,6 +10750,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10861,6 +10868,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10915,6 +10924,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11031,6 +11042,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11225,6 +11238,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11349,6 +11364,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11411,6 +11428,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11487,6 +11506,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11653,6 +11674,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11832,6 +11855,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11888,6 +11913,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11938,6 +11965,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12128,6 +12157,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12244,6 +12275,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12314,6 +12347,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12450,6 +12485,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12518,6 +12555,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12572,6 +12611,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12627,6 +12668,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12751,6 +12794,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12821,6 +12866,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12955,6 +13002,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13040,6 +13089,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13444,6 +13495,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13517,6 +13570,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13698,7 +13753,7 @@ export interface operations {
                 /** @description Case-insensitive text search; the operation's description names the fields searched. */
                 search?: components["parameters"]["Search"];
                 /**
-                 * @description Comma-separated tag ids; tutorials carrying at least one of them.
+                 * @description Comma-separated tag ids; tutorials carrying at least one of them. Each id is 1 to 2147483647 (the pattern admits no other), so an id out of range is refused by the pattern like any other malformed value.
                  * @example 3,14
                  */
                 tags?: components["parameters"]["TutorialTags"];
@@ -13797,6 +13852,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13874,6 +13931,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -13989,7 +14048,7 @@ export interface operations {
                  */
                 duration?: string;
                 /**
-                 * @description Comma-separated tag ids; tutorials carrying at least one of them.
+                 * @description Comma-separated tag ids; tutorials carrying at least one of them. Each id is 1 to 2147483647 (the pattern admits no other), so an id out of range is refused by the pattern like any other malformed value.
                  * @example 3,14
                  */
                 tags?: components["parameters"]["TutorialTags"];
@@ -14209,6 +14268,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14349,6 +14410,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14419,6 +14482,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14504,6 +14569,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14568,6 +14635,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14640,6 +14709,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14760,6 +14831,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -14900,6 +14973,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -14970,6 +15045,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15055,6 +15132,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15119,6 +15198,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15191,6 +15272,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15309,6 +15392,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15440,6 +15525,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15510,6 +15597,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -15595,6 +15684,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15659,6 +15750,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15723,6 +15816,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -15899,6 +15994,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16039,6 +16136,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16109,6 +16208,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16194,6 +16295,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16258,6 +16361,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16329,6 +16434,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16404,6 +16511,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16583,6 +16692,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16707,6 +16818,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -16847,6 +16960,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -16917,6 +17032,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17120,6 +17237,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17182,6 +17301,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17258,6 +17379,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17386,6 +17509,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -17857,6 +17982,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17911,6 +18038,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -17988,6 +18117,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18100,6 +18231,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18319,6 +18452,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18396,6 +18531,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18473,6 +18610,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18628,6 +18767,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -18743,6 +18884,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18805,6 +18948,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18881,6 +19026,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -18990,6 +19137,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19105,6 +19254,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19167,6 +19318,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19243,6 +19396,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19360,6 +19515,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19491,6 +19648,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19561,6 +19720,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19645,6 +19806,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19775,6 +19938,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -19890,6 +20055,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -19952,6 +20119,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20028,6 +20197,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20139,6 +20310,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20254,6 +20427,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20316,6 +20491,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20392,6 +20569,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20509,6 +20688,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -20640,6 +20821,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20710,6 +20893,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20794,6 +20979,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -20921,6 +21108,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21061,6 +21250,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21131,6 +21322,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21215,6 +21408,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21346,6 +21541,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21462,6 +21659,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21515,6 +21714,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -21583,6 +21784,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21656,6 +21859,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21720,6 +21925,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21830,6 +22037,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -21946,6 +22155,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22008,6 +22219,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22236,6 +22449,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22296,6 +22511,8 @@ export interface operations {
                  *     the write is unconditional (the last write wins, as before this header existed). A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
+                 *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
+                 *     no resource, so a request sending it gets 412).
                  * @example "u1bLz3tq2ZcW9xH0kY7aPw"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -22599,6 +22816,8 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
                  * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

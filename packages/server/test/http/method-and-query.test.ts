@@ -168,3 +168,18 @@ describe('an operation that declares no body', () => {
     expect(res.body.errors).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', contentType: 'application/xml' });
   });
 });
+
+describe('tag id lists', () => {
+  it.each(['searchTutorials', 'listTutorials'] as const)(
+    '%s: the pattern of `tags` admits ids up to 2147483647 and refuses the next one',
+    async (operationId) => {
+      const token = await t.token('agent');
+      const query = operationId === 'searchTutorials' ? { q: 'damage photos' } : {};
+      const top = await t.call(operationId, { token, query: { ...query, tags: '3,2147483647' } });
+      expect(top.status, JSON.stringify(top.body)).toBe(200);
+      expect(top.body.success).toBe(true);
+      const beyond = await t.call(operationId, { token, query: { ...query, tags: '3,2147483648' } });
+      expectInvalid(beyond, /^querystring\/tags must match pattern /);
+    },
+  );
+});
