@@ -5695,9 +5695,9 @@ export interface paths {
          * @description Callers: `admin`, `super_admin` (with a bearer token or an API key of those roles, e.g. for a
          *     SIEM that pulls the log).
          *
-         *     Who changed what, when and from where, newest first. Every change made by staff (team
-         *     managers, supervisors, administrators) and every security event is recorded in the same
-         *     transaction as the change, so a change that rolled back leaves no entry, and each entry
+         *     Who changed what, when and from where, newest first. The changes made by staff (team
+         *     managers, supervisors, administrators) and the security events listed below are recorded in
+         *     the same transaction as the change, so a change that rolled back leaves no entry, and each entry
          *     carries the request id of the server's log line. `before` and `after` hold the changed fields
          *     only; secrets never appear.
          *
@@ -5723,6 +5723,9 @@ export interface paths {
          *       `transport.status_changed` (an action of the validation workflow; `details.action`),
          *       `transport.customer_assigned`.
          *     - Organizations: `organization.created`, `organization.updated`, `organization.deleted`.
+         *     - Actors (administrators, agents, customers as persons; `details.actorRole`): `actor.created`,
+         *       `actor.updated`, `actor.activated`, `actor.deactivated`, `actor.deleted` (a bulk action
+         *       writes one entry per actor).
          *     - Configuration lists (`category`, `complaint_type`, `role`, `tag`, `vehicle_type`,
          *       `country`, `state`): `<list>.created`, `<list>.updated`, `<list>.deleted`,
          *       `<list>.activated`, `<list>.deactivated`.
@@ -5732,7 +5735,8 @@ export interface paths {
          *       their own actions are recorded: the log holds every account's addresses and the security
          *       history of their peers, and a person audited should not read or weigh the record of the
          *       audit. Agents' own changes to their records are not audited (they are the records' own
-         *       history); their failed logins are.
+         *       history); their failed logins are. Not audited yet: forum moderation and the writing of
+         *       tutorials.
          *     - Immutable: no operation changes or deletes an entry, and the database refuses `UPDATE`,
          *       `DELETE` and `TRUNCATE` on the table, except the retention sweep, which removes entries
          *       older than `AUDIT_RETENTION_DAYS` (365 by default).

@@ -9,6 +9,7 @@ import { pageMeta, type PageMeta } from '../../lib/paging.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { EVERY_TEAM, everyRecord, teamOf, withinTeam } from '../../lib/scope.js';
 import { type AccessLevel, type AuthContext, caller } from '../../lib/identity.js';
+import { audit, type AuditSource } from '../../lib/audit.js';
 import { revokeSessions } from '../auth/repository.js';
 import * as repo from './repository.js';
 
@@ -40,6 +41,7 @@ type UpdateRequest = FastifyRequest<{ Params: { id: number }; Body: Schemas['Act
 type BulkRequest = FastifyRequest<{ Body: Schemas['ActorBulkAction'] }>;
 
 const EMAIL_KEY = 'actors_role_lower_email_key';
+const fields = (value: unknown) => value as Record<string, unknown>;
 const UPDATE_COLUMNS = {
   firstName: 'first_name',
   lastName: 'last_name',
@@ -107,13 +109,21 @@ export function familyHandlers<R>(family: Family<R>) {
   }
 
   /** Activates or deactivates the actor and its account; deactivation ends the account's sessions. */
-  async function changeState(server: FastifyInstance, auth: AuthContext, id: number, active: boolean): Promise<R> {
+  async function changeState(server: FastifyInstance, auth: AuthContext, id: number, active: boolean, req: AuditSource): Promise<R> {
     const { result, revoked } = await server.db.transaction().execute(async (trx) => {
       const row = await repo.lockActor(trx, role, id);
       if (!row) throw notFound(id);
       if (!active && auth.actorId === id)
         throw new AppError('SELF_ACTION_FORBIDDEN', { action: 'deactivate' }, 'You cannot deactivate yourself');
+      const before = fields(await load(trx, id)).isActive;
       await repo.setActorState(trx, id, row.user_id, active);
+      await audit(trx, req, {
+        action: active ? 'actor.activated' : 'actor.deactivated',
+        resource: { type: 'actor', id },
+        before: { isActive: before },
+        after: { isActive: active },
+        details: { actorRole: role },
+      });
       const revoked = !active && row.user_id !== null ? await revokeSessions(trx, { userId: row.user_id }, 'account deactivated') : [];
       return { result: await load(trx, id), revoked };
     });
@@ -121,13 +131,15 @@ export function familyHandlers<R>(family: Family<R>) {
     return result;
   }
 
-  async function remove(db: Kysely<Database>, id: number): Promise<void> {
+  async function remove(db: Kysely<Database>, id: number, req: AuditSource): Promise<void> {
     await db.transaction().execute(async (trx) => {
       // The row lock makes concurrent inserts that refer to the actor wait for this decision.
       if (!(await repo.lockActor(trx, role, id))) throw notFound(id);
       const usageCount = await repo.actorUsage(trx, id);
       if (usageCount > 0) throw new AppError('RESOURCE_IN_USE', { resource: 'actor', id, usageCount }, family.inUseMessage);
+      const before = fields(await load(trx, id));
       await repo.deleteActorRow(trx, id);
+      await audit(trx, req, { action: 'actor.deleted', resource: { type: 'actor', id }, before, details: { actorRole: role } });
     });
   }
 
@@ -195,6 +207,7 @@ export function familyHandlers<R>(family: Family<R>) {
           if (body.email !== undefined && isUniqueViolation(error, EMAIL_KEY)) throw emailExists(body.email);
           throw error;
         }
+        await audit(trx, req, { action: 'actor.created', resource: { type: 'actor', id }, after: body, details: { actorRole: role } });
         return load(trx, id);
       });
       return { message: `${label} created`, result };
@@ -216,8 +229,16 @@ export function familyHandlers<R>(family: Family<R>) {
         }
         if (patch.email != null) await checkEmail(trx, patch.email, id);
         const values: ActorUpdate = sentColumns(patch, UPDATE_COLUMNS);
+        const before = fields(await load(trx, id));
         await repo.updateActor(trx, id, values).catch((error: unknown) => {
           throw patch.email != null && isUniqueViolation(error, EMAIL_KEY) ? emailExists(patch.email, id) : error;
+        });
+        await audit(trx, req, {
+          action: 'actor.updated',
+          resource: { type: 'actor', id },
+          before,
+          after: patch,
+          details: { actorRole: role },
         });
         return load(trx, id);
       });
@@ -226,16 +247,16 @@ export function familyHandlers<R>(family: Family<R>) {
 
     async remove(req: IdRequest): Promise<{ message: string; result: null }> {
       caller(req);
-      await remove(req.server.db, req.params.id);
+      await remove(req.server.db, req.params.id, req);
       return { message: `${label} deleted`, result: null };
     },
 
     async activate(req: IdRequest): Promise<{ message: string; result: R }> {
-      return { message: `${label} activated`, result: await changeState(req.server, caller(req), req.params.id, true) };
+      return { message: `${label} activated`, result: await changeState(req.server, caller(req), req.params.id, true, req) };
     },
 
     async deactivate(req: IdRequest): Promise<{ message: string; result: R }> {
-      return { message: `${label} deactivated`, result: await changeState(req.server, caller(req), req.params.id, false) };
+      return { message: `${label} deactivated`, result: await changeState(req.server, caller(req), req.params.id, false, req) };
     },
 
     async bulk(req: BulkRequest): Promise<{ message: string; result: BulkResult }> {
@@ -245,11 +266,11 @@ export function familyHandlers<R>(family: Family<R>) {
       // Each id in its own transaction: a refusal leaves the others applied.
       for (const id of ids) {
         try {
-          if (action === 'ACTIVATE') await changeState(req.server, auth, id, true);
-          else if (action === 'DEACTIVATE') await changeState(req.server, auth, id, false);
+          if (action === 'ACTIVATE') await changeState(req.server, auth, id, true, req);
+          else if (action === 'DEACTIVATE') await changeState(req.server, auth, id, false, req);
           else {
             if (auth.actorId === id) throw new AppError('SELF_ACTION_FORBIDDEN', { action: 'delete' }, 'You cannot delete yourself');
-            await remove(req.server.db, id);
+            await remove(req.server.db, id, req);
           }
           result.processed.push(id);
         } catch (error) {

@@ -118,3 +118,29 @@ describe('the audit log of transports changed by staff', () => {
     ]);
   });
 });
+
+describe('the audit log of actors', () => {
+  it('records a customer created, updated, deactivated and deleted, naming the family', async () => {
+    const token = await t.token('admin');
+    const created = await t.call('createCustomer', {
+      token,
+      body: { firstName: 'Aude', lastName: 'Itor', email: 'aude.itor@example.test' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const { id } = created.body.result;
+    expect(await entryOf(t, created)).toMatchObject({
+      action: 'actor.created',
+      resource: { type: 'actor', id },
+      after: { firstName: 'Aude', lastName: 'Itor', email: 'aude.itor@example.test' },
+      details: { actorRole: 'CUSTOMER' },
+    });
+    const updated = await t.call('updateCustomer', { token, params: { id }, body: { phone: '+33612345678' } });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(await entryOf(t, updated)).toMatchObject({ action: 'actor.updated', before: { phone: null }, after: { phone: '+33612345678' } });
+    const off = await t.call('deactivateCustomer', { token, params: { id } });
+    expect(await entryOf(t, off)).toMatchObject({ action: 'actor.deactivated', before: { isActive: true }, after: { isActive: false } });
+    const deleted = await t.call('deleteCustomer', { token, params: { id } });
+    expect(deleted.status).toBe(200);
+    expect(await entryOf(t, deleted)).toMatchObject({ action: 'actor.deleted', before: { lastName: 'Itor' }, after: null });
+  });
+});
