@@ -7402,6 +7402,20 @@ export interface components {
             email?: string;
             phone?: string;
         };
+        /** @description A point in WGS 84 decimal degrees, as sent by the client (no geocoding is done). */
+        Coordinates: {
+            /** @example 45.7364 */
+            latitude: number;
+            /** @example 4.8357 */
+            longitude: number;
+        };
+        /** @description An appointment window at a loading or unloading point: the arrival is expected from `start` to `end` (inclusive); `end` may not be before `start`. */
+        TimeWindow: {
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+        };
         /** @description A new transport. `customerId` (an existing customer) and `newCustomer` (a customer created on the fly) are both optional but may not be sent together; without either the transport has no customer. */
         TransportCreateRequest: {
             chargerFirstName: string;
@@ -7424,6 +7438,13 @@ export interface components {
             /** @description An existing, active customer (actor with role `CUSTOMER`); null or absent for none. */
             customerId?: number | null;
             newCustomer?: components["schemas"]["TransportNewCustomer"];
+            /** @description Where the load is picked up (tracking measures nothing from it yet; shown on maps). */
+            loadingCoordinates?: components["schemas"]["Coordinates"];
+            /** @description Where the load is delivered; the distance remaining and the ETA of `getTransportTracking` need it. */
+            unloadingCoordinates?: components["schemas"]["Coordinates"];
+            loadingWindow?: components["schemas"]["TimeWindow"];
+            /** @description The delivery appointment; `getTransportTracking` tells whether the transport is late against its end. */
+            unloadingWindow?: components["schemas"]["TimeWindow"];
         };
         /**
          * @description Category of a vehicle type.
@@ -7508,6 +7529,14 @@ export interface components {
             complaints: components["schemas"]["TransportComplaintRef"][];
             /** Format: date-time */
             updatedAt: string;
+            /** @description Where the load is picked up, null when not given. */
+            loadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            /** @description Where the load is delivered, null when not given. */
+            unloadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            /** @description The loading appointment, null when none. */
+            loadingWindow?: components["schemas"]["TimeWindow"] | null;
+            /** @description The delivery appointment, null when none. */
+            unloadingWindow?: components["schemas"]["TimeWindow"] | null;
         };
         /** @description Changes to a transport still `PENDING`: only the fields sent change. Optional fields may be cleared with null. `customerId: null` removes the customer; `newCustomer` creates a customer and sets it; the two may not be sent together. */
         TransportUpdateRequest: {
@@ -7530,6 +7559,14 @@ export interface components {
             /** @description An existing, active customer; null removes the customer. */
             customerId?: number | null;
             newCustomer?: components["schemas"]["TransportNewCustomer"];
+            /** @description Where the load is picked up; null clears it. */
+            loadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            /** @description Where the load is delivered (the ETA needs it); null clears it. */
+            unloadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            /** @description The loading appointment; null clears it. */
+            loadingWindow?: components["schemas"]["TimeWindow"] | null;
+            /** @description The delivery appointment; null clears it. */
+            unloadingWindow?: components["schemas"]["TimeWindow"] | null;
         };
         /** @description A vehicle type as offered to users for new transports. */
         VehicleType: {
@@ -7608,13 +7645,6 @@ export interface components {
          * @enum {string}
          */
         TransportMilestoneType: "ARRIVED_AT_LOADING" | "LOADED" | "DEPARTED" | "ARRIVED_AT_UNLOADING" | "UNLOADED" | "DELAYED" | "INCIDENT";
-        /** @description A point in WGS 84 decimal degrees, as sent by the client (no geocoding is done). */
-        Coordinates: {
-            /** @example 45.7364 */
-            latitude: number;
-            /** @example 4.8357 */
-            longitude: number;
-        };
         /** @description A milestone. `occurredAt` is when it happened (at most 5 minutes ahead of the server's clock). `complaint` is accepted only with `type: INCIDENT`: it opens a complaint about the transport (as `createComplaint` would; a transport has at most one complaint). */
         TransportMilestoneRequest: {
             type: components["schemas"]["TransportMilestoneType"];
@@ -7654,13 +7684,6 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
-        };
-        /** @description An appointment window at a loading or unloading point: the arrival is expected from `start` to `end` (inclusive); `end` may not be before `start`. */
-        TimeWindow: {
-            /** Format: date-time */
-            start: string;
-            /** Format: date-time */
-            end: string;
         };
         /**
          * @description Where a transport is and when it should arrive.
@@ -9396,6 +9419,14 @@ export interface components {
             averageUnitPrice?: number | null;
             /** @description When not sent and `productQuantity` or `averageUnitPrice` changes, recomputed as `productQuantity × averageUnitPrice` (null if either is null). */
             totalProductValue?: number | null;
+            /** @description Where the load is picked up; null clears it. */
+            loadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            /** @description Where the load is delivered (the ETA needs it); null clears it. */
+            unloadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            /** @description The loading appointment; null clears it. */
+            loadingWindow?: components["schemas"]["TimeWindow"] | null;
+            /** @description The delivery appointment; null clears it. */
+            unloadingWindow?: components["schemas"]["TimeWindow"] | null;
         };
         /** @description An action of the transport state machine, with an optional comment kept in the status history. */
         TransportActionRequest: {

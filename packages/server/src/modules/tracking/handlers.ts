@@ -1,12 +1,14 @@
-import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../lib/identity.js';
 import { findVisible } from '../transports/repository.js';
 import { transportNotFound } from '../transports/rules.js';
 import { checkRecordedAt, ingestPositions } from './ingest.js';
+import { recordMilestone } from './milestones.js';
 import { toPosition } from './mappers.js';
 import { transportTracking } from './read.js';
-import { notTrackable, TRACKABLE } from './rules.js';
+import { badCursor, notTrackable, TRACKABLE } from './rules.js';
+import { decodeCursor, encodeCursor, toTimelineEntry } from './timeline.js';
+import { timelinePage } from './timeline-repository.js';
 
 export type TrackingOps = 'recordTransportPositions' | 'recordTransportMilestone' | 'getTransportTracking' | 'getTransportTimeline';
 
@@ -31,8 +33,10 @@ export const trackingHandlers: ModuleHandlers<TrackingOps> = {
   },
 
   async recordTransportMilestone(req) {
-    caller(req);
-    throw new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 60 }, 'Not available yet');
+    const auth = caller(req);
+    const { milestone, status } = await recordMilestone(req.server.db, auth, req.params.id, req.body);
+    const message = milestone.statusChange ? `Milestone recorded; transport ${status}` : 'Milestone recorded';
+    return { status: 201, message, result: milestone };
   },
 
   async getTransportTracking(req) {
@@ -46,7 +50,16 @@ export const trackingHandlers: ModuleHandlers<TrackingOps> = {
   },
 
   async getTransportTimeline(req) {
-    caller(req);
-    throw new AppError('SERVICE_UNAVAILABLE', { retryAfterSeconds: 60 }, 'Not available yet');
+    const auth = caller(req);
+    const { db } = req.server;
+    const { id } = req.params;
+    const { limit = 20, cursor } = req.query;
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    if (after === undefined) throw badCursor();
+    if (!(await findVisible(db, auth, id))) throw transportNotFound(id);
+    const rows = await timelinePage(db, id, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const next = rows.length > limit ? encodeCursor(page.at(-1)!) : null;
+    return { message: 'Timeline retrieved', result: { data: page.map(toTimelineEntry), meta: { limit, next_cursor: next } } };
   },
 };

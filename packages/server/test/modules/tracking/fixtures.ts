@@ -5,7 +5,7 @@ import { applyActions, createTransport, type Refs } from '../transports/fixtures
 export const LYON = { latitude: 45.7364, longitude: 4.8357 };
 export const FOS = { latitude: 43.4381, longitude: 4.9446 };
 
-/** A transport of `user` brought to VALIDATED (or further with `then`), with coordinates set in the database. */
+/** A transport of `user` created with coordinates (and an unloading window), brought to VALIDATED (or further with `then`). */
 export async function trackedTransport(
   t: TestApp,
   refs: Refs,
@@ -13,20 +13,12 @@ export async function trackedTransport(
   then: string[] = [],
   window?: { start: Date; end: Date },
 ) {
-  const created = await createTransport(t, refs, user);
+  const created = await createTransport(t, refs, user, {
+    loadingCoordinates: LYON,
+    unloadingCoordinates: FOS,
+    ...(window ? { unloadingWindow: { start: window.start.toISOString(), end: window.end.toISOString() } } : {}),
+  });
   await applyActions(t, created.id, ['VALIDATE', ...then]);
-  await t.db
-    .updateTable('transports')
-    .set({
-      loading_latitude: LYON.latitude,
-      loading_longitude: LYON.longitude,
-      unloading_latitude: FOS.latitude,
-      unloading_longitude: FOS.longitude,
-      unloading_window_start: window?.start ?? null,
-      unloading_window_end: window?.end ?? null,
-    })
-    .where('id', '=', created.id)
-    .execute();
   return created.id;
 }
 
