@@ -7702,8 +7702,8 @@ export interface components {
          *     - `arrivedAt`: the `occurredAt` of the latest `ARRIVED_AT_UNLOADING` (else `UNLOADED`) milestone,
          *       null before.
          *     - `late`: against `unloadingWindow.end`: after arrival, whether `arrivedAt` is past it; before,
-         *       whether `eta` (or, without one, the present time) is past it. Null without an unloading window
-         *       or when neither is known. `lateByMinutes` is how far past (0 when not late, null when `late` is).
+         *       whether `eta` (or, without one, the present time) is past it. Null without an unloading window.
+         *       `lateByMinutes` is how far past (0 when not late, null when `late` is).
          */
         TransportTracking: {
             transportId: number;

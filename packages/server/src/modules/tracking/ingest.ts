@@ -27,8 +27,7 @@ export function checkRecordedAt(positions: readonly PositionInput[], now: Date, 
 }
 
 /** A point whose day partition does not exist (yet): 23514 without a constraint name. */
-const isMissingPartition = (error: unknown) =>
-  isCheckViolation(error) && /no partition of relation/.test((error as Error).message ?? '');
+const isMissingPartition = (error: unknown) => isCheckViolation(error) && /no partition of relation/.test((error as Error).message ?? '');
 
 export interface Ingested {
   accepted: number;

@@ -7,7 +7,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * Makes the position partitions from 7 days before `now` to 2 days after it, and drops those
-     * past POSITION_RETENTION_DAYS. Runs once before the app answers and then on its period;
+     * past POSITION_RETENTION_DAYS. Runs once as the app starts (in the background) and then on its period;
      * tests call it with a clock of their own.
      */
     maintainPositionPartitions(now?: Date): Promise<{ made: number; dropped: string[] }>;
@@ -27,9 +27,10 @@ export default fp(async function positionMaintenance(app: FastifyInstance) {
         .catch((error: unknown) => app.log.warn({ err: error }, 'position partitions not maintained yet')),
   });
   app.decorate('maintainPositionPartitions', run);
-  // Before the first request: the partitions a point may land in exist. A database that refuses
-  // (read-only, down) does not stop the start: the ingest makes its partition when it is missing.
+  // A first round as the app starts, in the background: the start never waits for it (on a loaded
+  // embedded database ten partitions can take seconds), and a point arriving before it is done, or
+  // on a database that refused it, makes its own day partition (ingest.ts).
   app.addHook('onReady', async () => {
-    await run().catch((error: unknown) => app.log.warn({ err: error }, 'position partitions not made at start'));
+    run().catch((error: unknown) => app.log.warn({ err: error }, 'position partitions not made at start'));
   });
 });

@@ -70,4 +70,3 @@ export async function trackingState(
   };
   return { tracking, announcedEta: row.eta_announced_at };
 }
-

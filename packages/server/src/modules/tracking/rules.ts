@@ -28,7 +28,11 @@ const REQUESTED: Partial<Record<MilestoneType, Action>> = { DEPARTED: 'START', U
  * The workflow move a milestone makes from `status`: null when it moves nothing; 409
  * INVALID_STATUS_TRANSITION when the workflow (TRANSPORT_WORKFLOW) offers no such move.
  */
-export function milestoneMove(type: MilestoneType, status: TransportStatus, validationLevel: number): { action: Action; to: TransportStatus } | null {
+export function milestoneMove(
+  type: MilestoneType,
+  status: TransportStatus,
+  validationLevel: number,
+): { action: Action; to: TransportStatus } | null {
   const moves = MOVES[type];
   if (!moves) return null;
   const state = workflowState(status, validationLevel);

@@ -71,7 +71,9 @@ export async function timelinePage(db: Db, transportId: number, limit: number, a
     TIMELINE_SOURCES.map((s) => s.select(transportId)),
     sql` union all `,
   );
-  const keyset = after ? sql`where (e.occurred_at, e.rank, e.record_id) > (${after.at}::timestamptz, ${after.rank}::int, ${after.id}::bigint)` : sql``;
+  const keyset = after
+    ? sql`where (e.occurred_at, e.rank, e.record_id) > (${after.at}::timestamptz, ${after.rank}::int, ${after.id}::bigint)`
+    : sql``;
   const { rows } = await sql<TimelineRow>`
     select e.type, e.rank, e.record_id, e.occurred_at,
       to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at, e.detail

@@ -87,7 +87,8 @@ export function toTransport({ row, documents, complaints }: TransportRecord): Sc
   };
 }
 
-const point = (latitude: number | null, longitude: number | null) => (latitude === null || longitude === null ? null : { latitude, longitude });
+const point = (latitude: number | null, longitude: number | null) =>
+  latitude === null || longitude === null ? null : { latitude, longitude };
 const window = (start: Date | null, end: Date | null) => (start === null || end === null ? null : { start: iso(start), end: iso(end) });
 
 /** The staff view; `allowedActions` are the actions open to the caller's access level. */

@@ -91,9 +91,18 @@ describe('POST /trade/transports/{id}/milestones (recordTransportMilestone)', ()
     });
     expect(incident.status).toBe(201);
     const complaintId = incident.body.result.complaintId!;
-    const complaint = await t.db.selectFrom('complaints').select(['label', 'transport_id']).where('id', '=', complaintId).executeTakeFirstOrThrow();
+    const complaint = await t.db
+      .selectFrom('complaints')
+      .select(['label', 'transport_id'])
+      .where('id', '=', complaintId)
+      .executeTakeFirstOrThrow();
     expect(complaint).toEqual({ label: 'Load shifted on the A7', transport_id: id });
-    const created = await t.db.selectFrom('events').select('resource_id').where('type', '=', 'complaint.created').where('resource_id', '=', complaintId).execute();
+    const created = await t.db
+      .selectFrom('events')
+      .select('resource_id')
+      .where('type', '=', 'complaint.created')
+      .where('resource_id', '=', complaintId)
+      .execute();
     expect(created).toHaveLength(1);
     const again = await record('agent', id, { type: 'INCIDENT', complaint: { label: 'Another one' } });
     expect(again.status).toBe(409);

@@ -21,7 +21,12 @@ describe('POST /trade/transports/{id}/positions (recordTransportPositions)', () 
     expect(res.status).toBe(202);
     expect(res.body.result).toMatchObject({ transportId: id, accepted: 10, duplicates: 0 });
     expect(new Date(res.body.result.lastPosition.recordedAt).toISOString()).toBe(points[9]!.recordedAt);
-    const rows = await t.db.selectFrom('transport_positions').select(['recorded_at']).where('transport_id', '=', id).orderBy('recorded_at').execute();
+    const rows = await t.db
+      .selectFrom('transport_positions')
+      .select(['recorded_at'])
+      .where('transport_id', '=', id)
+      .orderBy('recorded_at')
+      .execute();
     expect(rows.map((r) => r.recorded_at.toISOString())).toEqual(points.map((p) => p.recordedAt));
   });
 
@@ -34,7 +39,12 @@ describe('POST /trade/transports/{id}/positions (recordTransportPositions)', () 
     expect(late.status).toBe(202);
     expect(late.body.result).toMatchObject({ accepted: 3, duplicates: 3 });
     expect(new Date(late.body.result.lastPosition.recordedAt).toISOString()).toBe(points[5]!.recordedAt);
-    const stored = await t.db.selectFrom('transport_positions').select(['recorded_at', 'latitude']).where('transport_id', '=', id).orderBy('recorded_at').execute();
+    const stored = await t.db
+      .selectFrom('transport_positions')
+      .select(['recorded_at', 'latitude'])
+      .where('transport_id', '=', id)
+      .orderBy('recorded_at')
+      .execute();
     expect(stored).toHaveLength(6);
     // The first stored point of an instant wins.
     expect(stored[4]!.latitude).toBeCloseTo(points[4]!.latitude, 9);
@@ -48,7 +58,11 @@ describe('POST /trade/transports/{id}/positions (recordTransportPositions)', () 
     const other = await post('agent2', id, points);
     expect(other.status).toBe(404);
     expect(other.body.errors).toMatchObject({ code: 'TRANSPORT_NOT_FOUND', transportId: id });
-    const count = await t.db.selectFrom('transport_positions').select((eb) => eb.fn.countAll<number>().as('n')).where('transport_id', '=', id).executeTakeFirstOrThrow();
+    const count = await t.db
+      .selectFrom('transport_positions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('transport_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
     const created = await t.call('createTransport', {
       token: await t.token('agent'),

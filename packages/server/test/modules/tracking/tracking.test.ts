@@ -74,7 +74,10 @@ describe('GET /trade/transports/{id}/tracking (getTransportTracking)', () => {
     expect(await etaEvents(id)).toHaveLength(1);
     expect((await etaEvents(id))[0]!.previousEta).toBeNull();
     const stop = moving.at(-1)!;
-    const stopped = Array.from({ length: 70 }, (_, i) => ({ ...stop, recordedAt: new Date(start + 30 * 60_000 + (i + 1) * 30_000).toISOString() }));
+    const stopped = Array.from({ length: 70 }, (_, i) => ({
+      ...stop,
+      recordedAt: new Date(start + 30 * 60_000 + (i + 1) * 30_000).toISOString(),
+    }));
     await post(id, stopped);
     const { result } = (await tracking(id)).body;
     expect(result.speedBasis).toBe('FALLBACK');
@@ -125,7 +128,12 @@ describe('GET /trade/transports/{id}/timeline (getTransportTimeline)', () => {
       'DELAYED',
       'INCIDENT',
     ]);
-    expect(entries.filter((e) => e.type === 'STATUS_CHANGED').map((e) => e.status!.action)).toEqual(['CREATE', 'VALIDATE', 'VALIDATE', 'START']);
+    expect(entries.filter((e) => e.type === 'STATUS_CHANGED').map((e) => e.status!.action)).toEqual([
+      'CREATE',
+      'VALIDATE',
+      'VALIDATE',
+      'START',
+    ]);
     expect(entries.find((e) => e.type === 'STATUS_CHANGED' && e.status!.validationLevel === 2)!.summary).toBe(
       'VALIDATE at level 2 (PENDING -> VALIDATED)',
     );
@@ -143,7 +151,11 @@ describe('GET /trade/transports/{id}/timeline (getTransportTimeline)', () => {
 
   it('refuses a malformed cursor and a transport outside the scope', async () => {
     const id = await trackedTransport(t, refs);
-    const bad = await t.call('getTransportTimeline', { token: await t.token('agent'), params: { id }, query: { cursor: 'bm90LWEtY3Vyc29y' } });
+    const bad = await t.call('getTransportTimeline', {
+      token: await t.token('agent'),
+      params: { id },
+      query: { cursor: 'bm90LWEtY3Vyc29y' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual(['querystring/cursor is not a cursor of this timeline']);
     const other = await t.call('getTransportTimeline', { token: await t.token('agent2'), params: { id } });
