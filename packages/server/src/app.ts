@@ -39,6 +39,7 @@ import validation from './plugins/validation.js';
 import writeSafety from './http/write-safety/plugin.js';
 import writeSafetySweeper from './http/write-safety/sweeper.js';
 import auditSweeper from './modules/audit/sweeper.js';
+import positionMaintenance from './modules/tracking/maintenance.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -165,6 +166,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auditSweeper);
   await app.register(webhookWorker);
   await app.register(statisticsFold);
+  await app.register(positionMaintenance);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

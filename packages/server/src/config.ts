@@ -70,6 +70,12 @@ export interface Config {
   /** The audit log: days an entry is kept, period of the sweep that removes older ones (0: no background loop). */
   audit: { retentionDays: number; sweepIntervalMs: number };
   /**
+   * Positions of transports: how many days they are kept (whole day partitions are dropped past
+   * it) and the period of the partition maintenance (made ahead, dropped past retention; it also
+   * runs once when the app is ready; 0: only then).
+   */
+  positions: { retentionDays: number; maintenanceIntervalMs: number };
+  /**
    * Webhook delivery: first retry delay (doubling, with jitter), answer timeout, how long an
    * endpoint may fail every attempt before it is disabled, whether targets may be private addresses
    * (always true outside production), the worker's polling period (0: no worker at all, tests drive it;
@@ -146,6 +152,8 @@ interface Env {
   IDEMPOTENCY_SWEEP_INTERVAL_MS: number;
   AUDIT_RETENTION_DAYS: number;
   AUDIT_SWEEP_INTERVAL_MS: number;
+  POSITION_RETENTION_DAYS: number;
+  POSITION_MAINTENANCE_INTERVAL_MS: number;
   STATISTICS_FOLD_INTERVAL_MS: number;
   SHUTDOWN_GRACE_MS: number;
   SANDBOX?: boolean;
@@ -202,6 +210,8 @@ const schema = {
     IDEMPOTENCY_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     AUDIT_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36_500, default: 365 },
     AUDIT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    POSITION_RETENTION_DAYS: { type: 'integer', minimum: 8, maximum: 36_500, default: 90 },
+    POSITION_MAINTENANCE_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     STATISTICS_FOLD_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 30_000 },
     SANDBOX: { type: 'boolean' },
@@ -328,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS, sweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS },
+    positions: { retentionDays: e.POSITION_RETENTION_DAYS, maintenanceIntervalMs: e.POSITION_MAINTENANCE_INTERVAL_MS },
     statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,

@@ -24,6 +24,7 @@ import { webhookHandlers } from './webhooks/handlers.js';
 import { eventHandlers } from './events/handlers.js';
 import { apiKeyHandlers } from './api-keys/handlers.js';
 import { auditHandlers } from './audit/handlers.js';
+import { trackingHandlers } from './tracking/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = Object.assign(
@@ -53,4 +54,5 @@ export const handlers: Handlers = Object.assign(
   eventHandlers,
   apiKeyHandlers,
   auditHandlers,
+  trackingHandlers,
 );

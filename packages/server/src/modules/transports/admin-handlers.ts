@@ -11,6 +11,7 @@ import {
   actionMessage,
   ADMIN_EDITABLE,
   checkDateRange,
+  checkWindows,
   hasComplaint,
   invalidTransition,
   notEditable,
@@ -68,6 +69,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const current = await findVisible(db, auth, id);
     if (!current) throw transportNotFound(id);
     if (!ADMIN_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
+    checkWindows(req.body);
     if (req.body.vehicleTypeId !== undefined) await requireVehicleType(db, req.body.vehicleTypeId, current.vehicle_type_id);
     const record = await db.transaction().execute(async (trx) => {
       const before = toTransport(await reload(trx, id));

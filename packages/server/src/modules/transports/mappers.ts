@@ -80,8 +80,16 @@ export function toTransport({ row, documents, complaints }: TransportRecord): Sc
     complaints: complaints.map(toComplaintRef),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+    loadingCoordinates: point(row.loading_latitude, row.loading_longitude),
+    unloadingCoordinates: point(row.unloading_latitude, row.unloading_longitude),
+    loadingWindow: window(row.loading_window_start, row.loading_window_end),
+    unloadingWindow: window(row.unloading_window_start, row.unloading_window_end),
   };
 }
+
+const point = (latitude: number | null, longitude: number | null) =>
+  latitude === null || longitude === null ? null : { latitude, longitude };
+const window = (start: Date | null, end: Date | null) => (start === null || end === null ? null : { start: iso(start), end: iso(end) });
 
 /** The staff view; `allowedActions` are the actions open to the caller's access level. */
 export function toAdminTransport(record: TransportRecord, role: AccessLevel): Schemas['TransportAdminDetail'] {

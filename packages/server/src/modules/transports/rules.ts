@@ -127,3 +127,16 @@ export function checkDateRange(f: { startDate?: string; endDate?: string }): voi
     throw new ListError(400, 'Validation failed', ['querystring/startDate must not be after endDate']);
   }
 }
+
+type Window = { start: string; end: string } | null | undefined;
+
+/** 400 when an appointment window ends before it starts (the schema cannot compare two fields). */
+export function checkWindows(body: { loadingWindow?: Window; unloadingWindow?: Window }): void {
+  const errors = (['loadingWindow', 'unloadingWindow'] as const)
+    .filter((name) => {
+      const w = body[name];
+      return w && new Date(w.end) < new Date(w.start);
+    })
+    .map((name) => `body/${name}/end must not be before start`);
+  if (errors.length > 0) throw new ListError(400, 'Validation failed', errors);
+}

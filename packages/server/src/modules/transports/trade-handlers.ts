@@ -8,7 +8,7 @@ import { screenUploads } from '../../plugins/uploads.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
 import { activeVehicleTypes, complaintCount, currentStatus, findVisible, findVisibleDocument, listPage } from './repository.js';
-import { checkDateRange, hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
+import { checkDateRange, checkWindows, hasComplaint, NOT_ARCHIVED, notEditable, transportNotFound, USER_EDITABLE } from './rules.js';
 import { loadVisible, reload } from './service.js';
 import {
   checkNewCustomer,
@@ -39,6 +39,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { db } = req.server;
     const body = req.body;
     checkNewCustomer(body.newCustomer);
+    checkWindows(body);
     await requireVehicleType(db, body.vehicleTypeId);
     if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
     const id = await createTransport(db, auth.userId, body);
@@ -69,6 +70,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     if (!current) throw transportNotFound(id);
     if (!USER_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
     checkNewCustomer(body.newCustomer);
+    checkWindows(body);
     if (body.vehicleTypeId !== undefined) await requireVehicleType(db, body.vehicleTypeId);
     if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
     await db.transaction().execute(async (trx) => {

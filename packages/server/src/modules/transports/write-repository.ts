@@ -128,6 +128,7 @@ export async function createTransport(db: Db, userId: number, body: Schemas['Tra
             total_product_value: total,
             customer_id: customerId,
             created_by: userId,
+            ...placeColumns(body),
           })
           .returning(['id', 'loading_number', 'status'])
           .executeTakeFirstOrThrow();
@@ -174,6 +175,23 @@ export function fieldChanges(body: FieldChanges): UpdateObject<Database, 'transp
     const price = body.averageUnitPrice !== undefined ? sql`${body.averageUnitPrice}::float8` : sql.ref('average_unit_price');
     set.total_product_value = sql<number | null>`${quantity} * ${price}`;
   }
+  return Object.assign(set, placeColumns(body));
+}
+
+type Places = Pick<FieldChanges, 'loadingCoordinates' | 'unloadingCoordinates' | 'loadingWindow' | 'unloadingWindow'>;
+
+/** The coordinates and appointment windows sent (null clears a pair), as their column pairs. */
+function placeColumns(body: Places): UpdateObject<Database, 'transports'> {
+  const set: UpdateObject<Database, 'transports'> = {};
+  const pair = <A extends string, B extends string>(a: A, b: B, value: unknown, x: string, y: string) => {
+    if (value === undefined) return;
+    const v = value as Record<string, unknown> | null;
+    Object.assign(set, { [a]: v === null ? null : v[x], [b]: v === null ? null : v[y] });
+  };
+  pair('loading_latitude', 'loading_longitude', body.loadingCoordinates, 'latitude', 'longitude');
+  pair('unloading_latitude', 'unloading_longitude', body.unloadingCoordinates, 'latitude', 'longitude');
+  pair('loading_window_start', 'loading_window_end', body.loadingWindow, 'start', 'end');
+  pair('unloading_window_start', 'unloading_window_end', body.unloadingWindow, 'start', 'end');
   return set;
 }
 
