@@ -5668,6 +5668,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/transports/{id}/proof-of-delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the proof of delivery of a transport
+         * @description Any authenticated role, on a transport within the caller's ownership scope (as for its
+         *     documents). A `multipart/form-data` request with `receiverName`, `signature` (one PNG or JPEG
+         *     file: the receiver's signature drawn on the driver's device), optional `photos` (1 to 6 PNG or
+         *     JPEG files of the delivered load) and an optional `note`. Each file is at most 5 MB, and its
+         *     type is detected from its bytes (magic numbers), whatever the declared content type or the file
+         *     name extension.
+         *
+         *     Design decisions:
+         *     - **All or nothing.** Unlike document uploads, a proof is one record: when any file is refused
+         *       (not PNG or JPEG by its bytes, empty, over 5 MB), the answer is 400 `UPLOAD_REJECTED` listing
+         *       every refused file, and nothing is stored.
+         *     - **Statuses.** Accepted for a transport `IN_PROGRESS` or `COMPLETED` (completed by an
+         *       administrator's `FINISH` or by the driver's `UNLOADED` milestone before the receiver
+         *       signed). For a transport `IN_PROGRESS` the proof also completes it, through the transport
+         *       workflow's `FINISH` transition (recorded in the status history with the comment
+         *       `Proof of delivery signed by <receiverName>` and sent as `transport.status_changed`): the
+         *       receiver's signature is the fact that ends the transport, whoever records it. Any other
+         *       status answers 409 `NOT_EDITABLE`.
+         *     - **One per transport.** A signed receipt is a record: a second proof answers 409
+         *       `ALREADY_EXISTS` (`resource: proof of delivery`, `field: transportId`) and the first is kept.
+         *       A wrong proof is contested with a complaint.
+         *     - `deliveredAt` is the server's time when the proof is recorded.
+         *
+         *     The event `transport.delivered` is written with the proof (webhooks). The PDF receipt is at
+         *     `receiptUrl` (`getProofOfDeliveryReceipt`).
+         *
+         *     Errors:
+         *     - 400: `receiverName` or `signature` missing, more than one signature, more than 6 photos,
+         *       an undeclared field; `UPLOAD_REJECTED` when a file is refused.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         *     - 409: `NOT_EDITABLE` in a status other than `IN_PROGRESS` or `COMPLETED`; `ALREADY_EXISTS`
+         *       when the transport has its proof already.
+         *     - 413: `PAYLOAD_TOO_LARGE` when more than 7 files are sent (nothing is stored).
+         *     - 415: `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *     - 507: `STORAGE_UNAVAILABLE` when the server's storage cannot take the files.
+         */
+        post: operations["createProofOfDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/proof-of-delivery/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the PDF receipt of a transport's proof of delivery
+         * @description Any authenticated role, on a transport within the caller's ownership scope. A PDF made on the
+         *     fly (A4): the transport (loading number, route, product, vehicle plate), its parties (the
+         *     shipper's contact and the customer), the times (created, delivered), the receiver's name and
+         *     note, the signature picture and the number of photos. The response is not the JSON envelope
+         *     (errors are).
+         *
+         *     Errors:
+         *     - 400: `id` is not a positive integer.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope); `RESOURCE_NOT_FOUND`
+         *       (`resource: proof of delivery`) when the transport has no proof yet.
+         *     - 410: `DOCUMENT_CONTENT_MISSING` when the signature's bytes are missing from the file store.
+         */
+        get: operations["getProofOfDeliveryReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "transport.created": {
@@ -6239,6 +6323,72 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["WebhookDisabledEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transport.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transport was delivered
+         * @description Sent once when a proof of delivery is recorded (`createProofOfDelivery`): who signed, when, how many photos, and the transport's status right after (a transport still `IN_PROGRESS` is completed by its proof, which also sends `transport.status_changed`). Fetch the PDF receipt with `getProofOfDeliveryReceipt`.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportDeliveredEvent"];
                 };
             };
             responses: {
@@ -9631,9 +9781,10 @@ export interface components {
          *     - `announcement.published`: an announcement was published.
          *     - `tutorial.completed`: a user completed a tutorial (and got its certificate).
          *     - `webhook.disabled`: a webhook endpoint failed for days and was disabled.
+         *     - `transport.delivered`: a proof of delivery was recorded (the receiver signed for the load).
          * @enum {string}
          */
-        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled";
+        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled" | "transport.delivered";
         /**
          * @description A webhook endpoint and the event types it receives. Its signing secret is never shown here: only
          *     the answers of `createWebhook` and `rotateWebhookSecret` carry it.
@@ -9793,6 +9944,43 @@ export interface components {
             /** @description The key (`tok_` and 32 random bytes in base64url). Store it now; only its sha256 is kept. */
             key: string;
         };
+        /** @description The proof of delivery: who received the load, their signature (a PNG or JPEG picture, one file) and up to 6 photos of the delivered load (PNG or JPEG), each at most 5 MB. Types are detected from the bytes, whatever the declared content type or the file name. */
+        ProofOfDeliveryRequest: {
+            /** @description The name of the person who signed for the load, as they wrote it. */
+            receiverName: string;
+            /** @description The signature, drawn on the driver's device, as one PNG or JPEG file. */
+            signature: string[];
+            /** @description Photos of the delivered load (optional). */
+            photos?: string[];
+            /** @description A remark of the receiver or the driver (reserves about the load, missing items). */
+            note?: string;
+        };
+        /** @description A transport's proof of delivery. The signature and photos are kept with it; the receipt (`receiptUrl`) is a PDF that shows them with the transport and its parties. */
+        ProofOfDelivery: {
+            id: number;
+            transportId: number;
+            receiverName: string;
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When the proof was recorded (the server's clock).
+             */
+            deliveredAt: string;
+            signature: {
+                /** @enum {string} */
+                mimeType: "image/png" | "image/jpeg";
+                size: number;
+            };
+            photoCount: number;
+            /** @description Whether recording the proof moved the transport from `IN_PROGRESS` to `COMPLETED`. */
+            completedTransport: boolean;
+            recordedBy: {
+                id: number;
+                username: string;
+            };
+            /** @description Where to download the PDF receipt (`getProofOfDeliveryReceipt`). */
+            receiptUrl: string;
+        };
         /** @description The event `transport.created`: `data` is the transport as registered. */
         TransportCreatedEvent: components["schemas"]["Event"] & {
             /** @constant */
@@ -9868,6 +10056,18 @@ export interface components {
             /** @constant */
             type: "webhook.disabled";
             data: components["schemas"]["WebhookSubscription"];
+        };
+        /** @description A proof of delivery and the transport's status right after it was recorded (`COMPLETED`: the proof completes a transport still `IN_PROGRESS`). */
+        TransportDeliveredData: {
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            proofOfDelivery: components["schemas"]["ProofOfDelivery"];
+        };
+        /** @description The event `transport.delivered`: a proof of delivery was recorded for a transport. */
+        TransportDeliveredEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.delivered";
+            data: components["schemas"]["TransportDeliveredData"];
         };
     };
     responses: {
@@ -22612,6 +22812,139 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProofOfDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ProofOfDeliveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The proof was recorded (and the transport completed when it was `IN_PROGRESS`). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["ProofOfDelivery"];
+                    };
+                };
+            };
+            /** @description Invalid form fields, or a file was refused (nothing is stored). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transport is not in a status that takes a proof, or has its proof already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description More than 7 files were sent; nothing is stored. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getProofOfDeliveryReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt PDF. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="delivery-<loadingNumber>.pdf"`.
+                     * @example attachment; filename="delivery-LN-2026-000142.pdf"
+                     */
+                    "Content-Disposition"?: string;
+                    /** @description Size of the PDF in bytes. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The transport does not exist or is not visible (`TRANSPORT_NOT_FOUND`), or has no proof of delivery (`RESOURCE_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The signature's bytes are missing from the file store. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

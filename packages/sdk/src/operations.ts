@@ -206,4 +206,6 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   listApiKeys: ['GET', '/admin/api-keys', 1],
   createApiKey: ['POST', '/admin/api-keys', 2],
   revokeApiKey: ['DELETE', '/admin/api-keys/{id}', 1],
+  createProofOfDelivery: ['POST', '/trade/transports/{id}/proof-of-delivery', 23],
+  getProofOfDeliveryReceipt: ['GET', '/trade/transports/{id}/proof-of-delivery/receipt', 9],
 };

@@ -19,6 +19,7 @@ import * as m0016 from './0016_append_only_statistics.js';
 import * as m0018 from './0018_login_throttles.js';
 import * as m0019 from './0019_flat_popularity.js';
 import * as m0020 from './0020_announcement_search_text.js';
+import * as m0025 from './0025_delivery_and_public_tracking.js';
 
 /**
  * Every migration of this folder, listed explicitly (a FileMigrationProvider reads the folder at run
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0018_login_throttles': m0018,
   '0019_flat_popularity': m0019,
   '0020_announcement_search_text': m0020,
+  '0025_delivery_and_public_tracking': m0025,
 };
