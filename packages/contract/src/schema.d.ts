@@ -494,6 +494,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/transports/{id}/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report positions of a transport
+         * @description Any authenticated role, on a transport within the caller's ownership scope (agent: own
+         *     transports; team manager: those of their organization subtree; supervisors and
+         *     administrators: all); another transport answers 404 as for `getTransportById`. Meant for the
+         *     driver's or the agent's app: send what the device recorded since the last batch, 1 to 500
+         *     points, in any order.
+         *
+         *     Design decisions:
+         *     - Accepted while the transport is `VALIDATED`, `IN_PROGRESS`, `ON_HOLD` or `COMPLETED` (a
+         *       phone that was offline uploads its backlog after the unloading); in any other status 409
+         *       `NOT_TRACKABLE`.
+         *     - Order does not matter: points are stored by `recordedAt`, and the transport's last position
+         *       (`getTransportTracking`) only ever moves forward in time, so a late batch of older points
+         *       never replaces a newer one.
+         *     - A point with the same `recordedAt` as a stored point of the transport, or as another point of
+         *       the batch, is a duplicate: ignored (the first stored wins) and counted in `duplicates`.
+         *     - `recordedAt` must lie within the last 7 days and at most 5 minutes ahead of the server's
+         *       clock, else 400 naming the point (`body/positions/3/recordedAt ...`).
+         *     - Positions are kept `POSITION_RETENTION_DAYS` (90 by default; see the server README), then
+         *       dropped a whole day at a time.
+         *     - A batch that moves the ETA (see `getTransportTracking`) by more than 10 minutes from the one
+         *       last announced sends the `transport.eta_changed` event.
+         *
+         *     Answers 202: the points are stored when it is sent (read them back with
+         *     `getTransportTracking`). Retries are safe with `Idempotency-Key`, and without one a retried
+         *     batch only finds duplicates.
+         *
+         *     Errors: 400 (validation, `recordedAt` out of range); 404 `TRANSPORT_NOT_FOUND`; 409
+         *     `NOT_TRACKABLE`; 413 body over 10 MB.
+         */
+        post: operations["recordTransportPositions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/milestones": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a milestone of a transport
+         * @description Any authenticated role, on a transport within the caller's ownership scope (another transport
+         *     answers 404 as for `getTransportById`). Accepted while the transport is `VALIDATED`,
+         *     `IN_PROGRESS`, `ON_HOLD` or `COMPLETED`, else 409 `NOT_TRACKABLE`.
+         *
+         *     Status moves (design decision; the transport workflow of `applyTransportAction` decides
+         *     whether the move is allowed, and the move is written to the status history with the
+         *     milestone's note as comment and sends `transport.status_changed`):
+         *
+         *     | Milestone | From | Action | To |
+         *     |---|---|---|---|
+         *     | `DEPARTED` | `VALIDATED` | `START` | `IN_PROGRESS` |
+         *     | `DEPARTED` | `ON_HOLD` | `RESUME` | `IN_PROGRESS` |
+         *     | `UNLOADED` | `IN_PROGRESS` | `FINISH` | `COMPLETED` |
+         *
+         *     A `DEPARTED` on an `IN_PROGRESS` transport moves nothing. An `UNLOADED` in another status
+         *     than `IN_PROGRESS`, or a `DEPARTED` on a `COMPLETED` transport, is refused with 409
+         *     `INVALID_STATUS_TRANSITION` (nothing is recorded). Design decision: these moves are open to
+         *     every role that may record milestones (the driver reports what happened), unlike the same
+         *     actions through `applyTransportAction`, which are the staff's. The other types move nothing.
+         *
+         *     `complaint` (only with `INCIDENT`, else 400) opens a complaint about the transport, as
+         *     `createComplaint` would (customer of the transport, `complaint.created` sent); a transport
+         *     already having one answers 409 `COMPLAINT_EXISTS` and nothing is recorded. An `INCIDENT`
+         *     without it is recorded only.
+         *
+         *     Every milestone sends `transport.milestone_recorded`. `occurredAt` may be in the past (a
+         *     milestone recorded late) but at most 5 minutes ahead of the server's clock, else 400.
+         *
+         *     Errors: 400 (validation, `complaint` without `INCIDENT`, `occurredAt` ahead); 404
+         *     `TRANSPORT_NOT_FOUND`; 409 `NOT_TRACKABLE`, `INVALID_STATUS_TRANSITION`, `COMPLAINT_EXISTS`.
+         */
+        post: operations["recordTransportMilestone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/tracking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Where a transport is and when it arrives
+         * @description Any authenticated role, within the ownership scope (another transport answers 404 as for
+         *     `getTransportById`). The last reported position, the distance remaining to the unloading
+         *     point when the transport has its coordinates, the ETA and whether the transport is late
+         *     against its unloading window; `TransportTracking` says how each is computed (ETA: haversine
+         *     distance remaining over the recent average speed, 60 km/h when there is none).
+         *
+         *     Cost: the last position is kept per transport, so this read never scans the position history
+         *     (the recent average speed reads at most the 30 minutes of points before the last one).
+         *
+         *     Errors: 404 `TRANSPORT_NOT_FOUND`.
+         */
+        get: operations["getTransportTracking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The timeline of a transport
+         * @description Any authenticated role, within the ownership scope (another transport answers 404 as for
+         *     `getTransportById`). Everything that happened to the transport, oldest first: status changes
+         *     (creation, each validation level, start, finish, hold, cancellation...), milestones, documents
+         *     added, the complaint opened and the proof of delivery. Entries of the same instant come in the
+         *     order of their `type` as listed in `TransportTimelineEntry`, then of their record.
+         *
+         *     Paging: `limit` entries (20 by default, at most 100), then `meta.next_cursor` as `cursor` for
+         *     the next page (null on the last). An entry added meanwhile after the cursor's position
+         *     appears on a later page; none is repeated or skipped. Positions are not entries (see
+         *     `getTransportTracking`).
+         *
+         *     Errors: 400 (a malformed cursor, `limit` out of range); 404 `TRANSPORT_NOT_FOUND`.
+         */
+        get: operations["getTransportTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trade/complaints": {
         parameters: {
             query?: never;
@@ -5952,6 +6120,148 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transport.milestone_recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A milestone was recorded for a transport
+         * @description Sent once per milestone recorded (`recordTransportMilestone`), in the same transaction as the
+         *     milestone: `data.milestone` with its `statusChange` when the milestone moved the transport (a
+         *     `transport.status_changed` event is sent for that move as well), and `data.status`, the
+         *     transport's status after it.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over
+         *     `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer
+         *     2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportMilestoneRecordedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transport.eta_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The estimated arrival of a transport moved
+         * @description Sent when a batch of positions (`recordTransportPositions`) moves the transport's ETA (as
+         *     `getTransportTracking` computes it) by more than 10 minutes from the last ETA this event
+         *     announced, or gives a first ETA. Small moves are not sent: a partner keeps the announced ETA
+         *     until the next event.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over
+         *     `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer
+         *     2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportEtaChangedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "complaint.created": {
         parameters: {
             query?: never;
@@ -7002,8 +7312,39 @@ export interface components {
             reason: "NO_SPACE" | "QUOTA_EXCEEDED" | "READ_ONLY" | "IO_ERROR";
             retryAfterSeconds: number;
         };
+        /**
+         * @description Status of a transport. A new transport is `PENDING`. Moves happen only through the
+         *     administration actions (`TransportAction`):
+         *
+         *     | From | Action | To |
+         *     |---|---|---|
+         *     | PENDING | VALIDATE | VALIDATED |
+         *     | PENDING | REJECT | CANCELLED |
+         *     | VALIDATED | START | IN_PROGRESS |
+         *     | IN_PROGRESS | FINISH | COMPLETED |
+         *     | IN_PROGRESS | REPORT_PROBLEM | ON_HOLD |
+         *     | COMPLETED | ARCHIVE | ARCHIVED |
+         *     | CANCELLED | REACTIVATE | PENDING |
+         *     | ON_HOLD | RESUME | IN_PROGRESS |
+         *     | ON_HOLD | CANCEL | CANCELLED |
+         *
+         *     `ARCHIVED` (design decision: the target of `ARCHIVE`) is terminal.
+         * @enum {string}
+         */
+        TransportStatus: "PENDING" | "VALIDATED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "ON_HOLD" | "ARCHIVED";
+        /** @description The transport does not take positions or milestones in its status (only `VALIDATED`, `IN_PROGRESS`, `ON_HOLD` and `COMPLETED` do). HTTP 409. */
+        NotTrackableError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "NOT_TRACKABLE";
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            acceptedStatuses: components["schemas"]["TransportStatus"][];
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -7135,26 +7476,6 @@ export interface components {
             /** @description Time the reset took on the server, in milliseconds. */
             durationMs: number;
         };
-        /**
-         * @description Status of a transport. A new transport is `PENDING`. Moves happen only through the
-         *     administration actions (`TransportAction`):
-         *
-         *     | From | Action | To |
-         *     |---|---|---|
-         *     | PENDING | VALIDATE | VALIDATED |
-         *     | PENDING | REJECT | CANCELLED |
-         *     | VALIDATED | START | IN_PROGRESS |
-         *     | IN_PROGRESS | FINISH | COMPLETED |
-         *     | IN_PROGRESS | REPORT_PROBLEM | ON_HOLD |
-         *     | COMPLETED | ARCHIVE | ARCHIVED |
-         *     | CANCELLED | REACTIVATE | PENDING |
-         *     | ON_HOLD | RESUME | IN_PROGRESS |
-         *     | ON_HOLD | CANCEL | CANCELLED |
-         *
-         *     `ARCHIVED` (design decision: the target of `ARCHIVE`) is terminal.
-         * @enum {string}
-         */
-        TransportStatus: "PENDING" | "VALIDATED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "ON_HOLD" | "ARCHIVED";
         /** @description The fields every view of a transport shares (list item, detail, administration views): each one composes this schema, so a field is named and described once. */
         TransportCore: {
             id: number;
@@ -7392,6 +7713,149 @@ export interface components {
             uploaded: components["schemas"]["UploadedFile"][];
             errors: components["schemas"]["UploadRejection"][];
         };
+        /** @description One reported position. `recordedAt` is when the device took it (not when it was sent); it must lie within the last 7 days and at most 5 minutes ahead of the server's clock. */
+        TransportPositionInput: {
+            latitude: number;
+            longitude: number;
+            /** Format: date-time */
+            recordedAt: string;
+            /** @description Ground speed reported by the device, in km/h. */
+            speedKmh?: number;
+            /** @description Course over ground, degrees clockwise from true north. */
+            headingDeg?: number;
+            /** @description Horizontal accuracy radius reported by the device, in metres. */
+            accuracyM?: number;
+        };
+        /** @description A batch of positions of one transport, in any order (1 to 500). A point whose `recordedAt` is already stored for the transport, or repeated within the batch, is a duplicate and is ignored (the first one stored wins). */
+        TransportPositionBatch: {
+            positions: components["schemas"]["TransportPositionInput"][];
+        };
+        /** @description A stored position of a transport. */
+        TransportPosition: {
+            latitude: number;
+            longitude: number;
+            /** Format: date-time */
+            recordedAt: string;
+            speedKmh: number | null;
+            headingDeg: number | null;
+            accuracyM: number | null;
+        };
+        /** @description What a batch of positions did: `accepted` new points stored, `duplicates` ignored (same `recordedAt` as a stored point or as another point of the batch); `accepted + duplicates` is the batch size. `lastPosition` is the transport's newest position after the batch (an older point sent late never replaces it). */
+        TransportPositionsAccepted: {
+            transportId: number;
+            accepted: number;
+            duplicates: number;
+            lastPosition: components["schemas"]["TransportPosition"];
+        };
+        /**
+         * @description What happened on the road. The milestones that move the transport's status (through the
+         *     transport workflow, as `applyTransportAction` would, recorded in the status history):
+         *     - `DEPARTED`: `VALIDATED` -> `IN_PROGRESS` (action `START`); `ON_HOLD` -> `IN_PROGRESS` (`RESUME`);
+         *       no move when already `IN_PROGRESS`.
+         *     - `UNLOADED`: `IN_PROGRESS` -> `COMPLETED` (action `FINISH`).
+         *     The others (`ARRIVED_AT_LOADING`, `LOADED`, `ARRIVED_AT_UNLOADING`, `DELAYED`, `INCIDENT`) move
+         *     nothing; an `INCIDENT` may open a complaint.
+         * @enum {string}
+         */
+        TransportMilestoneType: "ARRIVED_AT_LOADING" | "LOADED" | "DEPARTED" | "ARRIVED_AT_UNLOADING" | "UNLOADED" | "DELAYED" | "INCIDENT";
+        /** @description A point in WGS 84 decimal degrees, as sent by the client (no geocoding is done). */
+        Coordinates: {
+            /** @example 45.7364 */
+            latitude: number;
+            /** @example 4.8357 */
+            longitude: number;
+        };
+        /** @description A milestone. `occurredAt` is when it happened (at most 5 minutes ahead of the server's clock). `complaint` is accepted only with `type: INCIDENT`: it opens a complaint about the transport (as `createComplaint` would; a transport has at most one complaint). */
+        TransportMilestoneRequest: {
+            type: components["schemas"]["TransportMilestoneType"];
+            /** Format: date-time */
+            occurredAt: string;
+            note?: string;
+            position?: components["schemas"]["Coordinates"];
+            /** @description Opens a complaint about the transport (only with `type: INCIDENT`). */
+            complaint?: {
+                label: string;
+                description?: string;
+            };
+        };
+        /**
+         * @description An action of the transport state machine and the state it is offered in:
+         *     `VALIDATE` (PENDING → VALIDATED), `REJECT` (PENDING → CANCELLED), `START` (VALIDATED →
+         *     IN_PROGRESS), `FINISH` (IN_PROGRESS → COMPLETED), `REPORT_PROBLEM` (IN_PROGRESS → ON_HOLD),
+         *     `ARCHIVE` (COMPLETED → ARCHIVED), `REACTIVATE` (CANCELLED → PENDING), `RESUME` (ON_HOLD →
+         *     IN_PROGRESS), `CANCEL` (ON_HOLD → CANCELLED).
+         * @enum {string}
+         */
+        TransportAction: "VALIDATE" | "REJECT" | "START" | "FINISH" | "REPORT_PROBLEM" | "ARCHIVE" | "REACTIVATE" | "RESUME" | "CANCEL";
+        /** @description A recorded milestone, with the status move it caused (`statusChange`, null when none) and the complaint an incident opened (`complaintId`, null when none). */
+        TransportMilestone: {
+            id: number;
+            transportId: number;
+            type: components["schemas"]["TransportMilestoneType"];
+            /** Format: date-time */
+            occurredAt: string;
+            note: string | null;
+            position: components["schemas"]["Coordinates"] | null;
+            complaintId: number | null;
+            statusChange: {
+                action: components["schemas"]["TransportAction"];
+                fromStatus: components["schemas"]["TransportStatus"];
+                toStatus: components["schemas"]["TransportStatus"];
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description An appointment window at a loading or unloading point: the arrival is expected from `start` to `end` (inclusive); `end` may not be before `start`. */
+        TimeWindow: {
+            /** Format: date-time */
+            start: string;
+            /** Format: date-time */
+            end: string;
+        };
+        /**
+         * @description Where a transport is and when it should arrive.
+         *
+         *     - `lastPosition`: the newest reported position (by `recordedAt`), null before the first one.
+         *     - `destination`: the unloading point's coordinates, null when the transport has none.
+         *     - `distanceRemainingKm`: great-circle (haversine) distance from `lastPosition` to `destination`,
+         *       in km; a straight line, so a lower bound of the road distance. Null without either point.
+         *     - `speedKmh` and `speedBasis`: the speed the ETA uses. `RECENT`: the average over the positions
+         *       of the 30 minutes up to `lastPosition` (the mean of their reported `speedKmh` when they carry
+         *       one, else the distance between them over their time span), when that average is at least
+         *       5 km/h; `FALLBACK`: 60 km/h otherwise (a stopped or sparse track).
+         *     - `eta`: `lastPosition.recordedAt + distanceRemainingKm / speedKmh`; null when the distance is
+         *       unknown or the transport is not under way (only `VALIDATED`, `IN_PROGRESS` and `ON_HOLD`
+         *       transports have one).
+         *     - `arrivedAt`: the `occurredAt` of the latest `ARRIVED_AT_UNLOADING` (else `UNLOADED`) milestone,
+         *       null before.
+         *     - `late`: against `unloadingWindow.end`: after arrival, whether `arrivedAt` is past it; before,
+         *       whether `eta` (or, without one, the present time) is past it. Null without an unloading window
+         *       or when neither is known. `lateByMinutes` is how far past (0 when not late, null when `late` is).
+         */
+        TransportTracking: {
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            lastPosition: components["schemas"]["TransportPosition"] | null;
+            destination: components["schemas"]["Coordinates"] | null;
+            distanceRemainingKm: number | null;
+            speedKmh: number | null;
+            /** @enum {string|null} */
+            speedBasis: "RECENT" | "FALLBACK" | null;
+            /** Format: date-time */
+            eta: string | null;
+            /** Format: date-time */
+            arrivedAt: string | null;
+            loadingWindow: components["schemas"]["TimeWindow"] | null;
+            unloadingWindow: components["schemas"]["TimeWindow"] | null;
+            late: boolean | null;
+            lateByMinutes: number | null;
+            lastMilestone: components["schemas"]["TransportMilestone"] | null;
+        };
+        /**
+         * @description What wrote a status-history entry: `CREATE` for the first entry written when the transport is created, otherwise the `TransportAction` applied.
+         * @enum {string}
+         */
+        TransportHistoryAction: "CREATE" | "VALIDATE" | "REJECT" | "START" | "FINISH" | "REPORT_PROBLEM" | "ARCHIVE" | "REACTIVATE" | "RESUME" | "CANCEL";
         /**
          * @description Status of a complaint. A new complaint is `PENDING`. It moves along these transitions, through
          *     `PATCH /trade/complaints/{id}/status` or `PATCH /admin/complaints/{id}/status` (the same rules);
@@ -7415,6 +7879,53 @@ export interface components {
          * @enum {string}
          */
         ComplaintStatus: "PENDING" | "IN_PROGRESS" | "UNDER_REVIEW" | "ESCALATED" | "RESOLVED" | "REJECTED" | "REOPENED" | "CLOSED";
+        /**
+         * @description One entry of a transport's timeline. `type` says which detail field is present:
+         *     - `STATUS_CHANGED`: `status` (a workflow action: creation, each validation level, start,
+         *       finish, hold, cancellation, archiving...).
+         *     - `MILESTONE`: `milestone`.
+         *     - `DOCUMENT_ADDED`: `document`.
+         *     - `COMPLAINT_OPENED`: `complaint`.
+         *     - `PROOF_OF_DELIVERY`: the delivery was signed for.
+         *     `id` is unique within the timeline (`<type>:<record id>`); `summary` is a short text for display.
+         */
+        TransportTimelineEntry: {
+            /** @example MILESTONE:812 */
+            id: string;
+            /** @enum {string} */
+            type: "STATUS_CHANGED" | "MILESTONE" | "DOCUMENT_ADDED" | "COMPLAINT_OPENED" | "PROOF_OF_DELIVERY";
+            /** Format: date-time */
+            occurredAt: string;
+            summary: string;
+            status?: {
+                action: components["schemas"]["TransportHistoryAction"];
+                fromStatus: components["schemas"]["TransportStatus"] | null;
+                toStatus: components["schemas"]["TransportStatus"];
+                /** @enum {integer|null} */
+                validationLevel: 1 | 2 | null;
+                comment: string | null;
+            };
+            milestone?: components["schemas"]["TransportMilestone"];
+            document?: {
+                id: number;
+                type: components["schemas"]["DocumentType"];
+                filename: string;
+            };
+            complaint?: {
+                id: number;
+                label: string;
+                status: components["schemas"]["ComplaintStatus"];
+            };
+        };
+        /** @description A page of a transport's timeline, oldest first, and the cursor of the next page. */
+        TransportTimelinePage: {
+            data: components["schemas"]["TransportTimelineEntry"][];
+            meta: {
+                limit: number;
+                /** @description The `cursor` of the next page; null on the last page. */
+                next_cursor: string | null;
+            };
+        };
         /** @description The transport a complaint is about. */
         ComplaintTransportRef: {
             id: number;
@@ -9011,15 +9522,6 @@ export interface components {
         TransportAdminListItem: components["schemas"]["TransportListItem"] & {
             createdBy: components["schemas"]["TransportCreator"];
         };
-        /**
-         * @description An action of the transport state machine and the state it is offered in:
-         *     `VALIDATE` (PENDING → VALIDATED), `REJECT` (PENDING → CANCELLED), `START` (VALIDATED →
-         *     IN_PROGRESS), `FINISH` (IN_PROGRESS → COMPLETED), `REPORT_PROBLEM` (IN_PROGRESS → ON_HOLD),
-         *     `ARCHIVE` (COMPLETED → ARCHIVED), `REACTIVATE` (CANCELLED → PENDING), `RESUME` (ON_HOLD →
-         *     IN_PROGRESS), `CANCEL` (ON_HOLD → CANCELLED).
-         * @enum {string}
-         */
-        TransportAction: "VALIDATE" | "REJECT" | "START" | "FINISH" | "REPORT_PROBLEM" | "ARCHIVE" | "REACTIVATE" | "RESUME" | "CANCEL";
         /** @description A transport as seen by administration, with its creator and the actions its current state offers. */
         TransportAdminDetail: components["schemas"]["Transport"] & {
             createdBy: components["schemas"]["TransportCreator"];
@@ -9050,11 +9552,6 @@ export interface components {
             action: components["schemas"]["TransportAction"];
             comment?: string;
         };
-        /**
-         * @description What wrote a status-history entry: `CREATE` for the first entry written when the transport is created, otherwise the `TransportAction` applied.
-         * @enum {string}
-         */
-        TransportHistoryAction: "CREATE" | "VALIDATE" | "REJECT" | "START" | "FINISH" | "REPORT_PROBLEM" | "ARCHIVE" | "REACTIVATE" | "RESUME" | "CANCEL";
         /** @description One status change of a transport. The first entry (action `CREATE`, `fromStatus` null) is written at creation. */
         TransportStatusHistoryEntry: {
             id: number;
@@ -9775,6 +10272,9 @@ export interface components {
          *     - `transport.status_changed`: a transport was validated (level 1 or 2), rejected, cancelled,
          *       archived or moved otherwise (`data.transport`, `data.action`, `data.validationLevel`).
          *     - `transport.document_added`: documents were uploaded for a transport.
+         *     - `transport.milestone_recorded`: a milestone (departure, arrival, unloading, incident...) was
+         *       recorded for a transport.
+         *     - `transport.eta_changed`: a transport's estimated arrival moved by more than 10 minutes.
          *     - `complaint.created`: a complaint was filed (`data` is the complaint).
          *     - `complaint.status_changed`: a complaint moved in its workflow.
          *     - `forum.message_reported`: a forum message was reported for moderation.
@@ -9784,7 +10284,7 @@ export interface components {
          *     - `transport.delivered`: a proof of delivery was recorded (the receiver signed for the load).
          * @enum {string}
          */
-        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled" | "transport.delivered";
+        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "transport.milestone_recorded" | "transport.eta_changed" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled" | "transport.delivered";
         /**
          * @description A webhook endpoint and the event types it receives. Its signing secret is never shown here: only
          *     the answers of `createWebhook` and `rotateWebhookSecret` carry it.
@@ -10013,6 +10513,35 @@ export interface components {
             /** @constant */
             type: "transport.document_added";
             data: components["schemas"]["TransportDocumentAddedData"];
+        };
+        /** @description A milestone recorded for a transport, and the transport's status after it. */
+        TransportMilestoneRecordedData: {
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            milestone: components["schemas"]["TransportMilestone"];
+        };
+        /** @description The event `transport.milestone_recorded`: a milestone was recorded for a transport. */
+        TransportMilestoneRecordedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.milestone_recorded";
+            data: components["schemas"]["TransportMilestoneRecordedData"];
+        };
+        /** @description A transport's ETA moved by more than 10 minutes from the one last announced (or became known, `previousEta` null). `eta` and the figures it was computed from are those of `getTransportTracking`. */
+        TransportEtaChangedData: {
+            transportId: number;
+            /** Format: date-time */
+            eta: string;
+            /** Format: date-time */
+            previousEta: string | null;
+            distanceRemainingKm: number;
+            speedKmh: number;
+            late: boolean | null;
+        };
+        /** @description The event `transport.eta_changed`: a transport's estimated arrival moved by more than 10 minutes. */
+        TransportEtaChangedEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.eta_changed";
+            data: components["schemas"]["TransportEtaChangedData"];
         };
         /** @description The event `complaint.created`: `data` is the complaint as filed. An event has no caller, so its `allowedStatuses` lists every next status the workflow offers, whichever role may make the move. */
         ComplaintCreatedEvent: components["schemas"]["Event"] & {
@@ -11156,6 +11685,213 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordTransportPositions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransportPositionBatch"];
+            };
+        };
+        responses: {
+            /** @description The batch is stored; how many points were new and how many duplicates. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TransportPositionsAccepted"];
+                    };
+                };
+            };
+            /** @description Invalid batch (more than 500 points, a coordinate out of range, a `recordedAt` older than 7 days or ahead of the clock). A JSON body over the global limits (100 fields per object, 1000 items per array, 32 levels of nesting, 10 000 values in all) is refused the same way, naming where; at most 10 errors are listed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transport takes no positions in its status, or the `Idempotency-Key` is still held by the caller's first request with it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordTransportMilestone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransportMilestoneRequest"];
+            };
+        };
+        responses: {
+            /** @description The milestone is recorded (and the status moved, when it does). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TransportMilestone"];
+                    };
+                };
+            };
+            /** @description Invalid milestone (unknown type, `complaint` without `INCIDENT`, `occurredAt` ahead of the clock). A JSON body over the global limits is refused the same way, naming where; at most 10 errors are listed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transport takes no milestones in its status, the milestone's status move is not allowed, the transport already has a complaint, or the `Idempotency-Key` is still held by the caller's first request with it. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTransportTracking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transport's tracking. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TransportTracking"];
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTransportTimeline: {
+        parameters: {
+            query?: {
+                /** @description Entries per page (20 by default). */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the timeline, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TransportTimelinePage"];
+                    };
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -15,7 +15,7 @@ type Content<B> = B extends { content: { 'application/json': infer J } }
     : never;
 /** The request body of an operation (JSON, or the multipart fields with files as Blobs). */
 export type BodyOf<K extends OperationId> = Content<NonNullable<Op<K>['requestBody']>>;
-type Success<K extends OperationId> = Op<K>['responses'] extends infer R ? R[Extract<keyof R, 200 | 201>] : never;
+type Success<K extends OperationId> = Op<K>['responses'] extends infer R ? R[Extract<keyof R, 200 | 201 | 202>] : never;
 /** What the concise form resolves to: the envelope's `result`, or a Blob for file downloads. */
 export type ResultOf<K extends OperationId> = Success<K> extends { content: { 'application/json': { result: infer X } } } ? X : Blob;
 

@@ -37,6 +37,7 @@ import uploads from './plugins/uploads.js';
 import validation from './plugins/validation.js';
 import writeSafety from './plugins/write-safety.js';
 import writeSafetySweeper from './modules/write-safety/sweeper.js';
+import positionMaintenance from './modules/tracking/maintenance.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(writeSafetySweeper);
   await app.register(webhookWorker);
   await app.register(statisticsFold);
+  await app.register(positionMaintenance);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

@@ -68,6 +68,12 @@ export interface Config {
   /** Period of the sweep of expired idempotency keys and stale resource locks (0: no background loop). */
   idempotencySweepIntervalMs: number;
   /**
+   * Positions of transports: how many days they are kept (whole day partitions are dropped past
+   * it) and the period of the partition maintenance (made ahead, dropped past retention; it also
+   * runs once when the app is ready; 0: only then).
+   */
+  positions: { retentionDays: number; maintenanceIntervalMs: number };
+  /**
    * Webhook delivery: first retry delay (doubling, with jitter), answer timeout, how long an
    * endpoint may fail every attempt before it is disabled, whether targets may be private addresses
    * (always true outside production), the worker's polling period (0: no worker at all, tests drive it;
@@ -134,6 +140,8 @@ interface Env {
   OUTBOX_INTERVAL_MS: number;
   ATTACHMENT_SWEEP_INTERVAL_MS: number;
   IDEMPOTENCY_SWEEP_INTERVAL_MS: number;
+  POSITION_RETENTION_DAYS: number;
+  POSITION_MAINTENANCE_INTERVAL_MS: number;
   STATISTICS_FOLD_INTERVAL_MS: number;
   SHUTDOWN_GRACE_MS: number;
   SANDBOX?: boolean;
@@ -182,6 +190,8 @@ const schema = {
     OUTBOX_INTERVAL_MS: { type: 'integer', minimum: 0, default: 5000 },
     ATTACHMENT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     IDEMPOTENCY_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    POSITION_RETENTION_DAYS: { type: 'integer', minimum: 8, maximum: 36_500, default: 90 },
+    POSITION_MAINTENANCE_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     STATISTICS_FOLD_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 30_000 },
     SANDBOX: { type: 'boolean' },
@@ -301,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, outboxIntervalMs: e.OUTBOX_INTERVAL_MS, maxAttempts: 5 },
     attachmentSweepIntervalMs: e.ATTACHMENT_SWEEP_INTERVAL_MS,
     idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
+    positions: { retentionDays: e.POSITION_RETENTION_DAYS, maintenanceIntervalMs: e.POSITION_MAINTENANCE_INTERVAL_MS },
     statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,

@@ -255,6 +255,51 @@ export interface TransportsTable {
   created_by: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Optional coordinates (WGS 84 degrees) and appointment windows of the two points (0024). */
+  loading_latitude: ColumnType<number | null, number | null | undefined, number | null | undefined>;
+  loading_longitude: ColumnType<number | null, number | null | undefined, number | null | undefined>;
+  unloading_latitude: ColumnType<number | null, number | null | undefined, number | null | undefined>;
+  unloading_longitude: ColumnType<number | null, number | null | undefined, number | null | undefined>;
+  loading_window_start: NullableTimestamp;
+  loading_window_end: NullableTimestamp;
+  unloading_window_start: NullableTimestamp;
+  unloading_window_end: NullableTimestamp;
+}
+
+/** Reported positions, partitioned by `recorded_at` (one partition per UTC day, 0024). */
+export interface TransportPositionsTable {
+  transport_id: number;
+  recorded_at: RequiredTimestamp;
+  latitude: number;
+  longitude: number;
+  speed_kmh: number | null;
+  heading_deg: number | null;
+  accuracy_m: number | null;
+  received_at: Timestamp;
+}
+
+/** The newest position of each transport, and the last ETA announced to partners (0024). */
+export interface TransportLastPositionsTable extends TransportPositionsTable {
+  eta_announced_at: NullableTimestamp;
+}
+
+export type MilestoneType = Schemas['TransportMilestoneType'];
+
+export interface TransportMilestonesTable {
+  id: Generated<number>;
+  transport_id: number;
+  type: MilestoneType;
+  occurred_at: RequiredTimestamp;
+  note: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  complaint_id: number | null;
+  /** The status move the milestone caused, null when none. */
+  status_action: TransportAction | null;
+  from_status: TransportStatus | null;
+  to_status: TransportStatus | null;
+  created_by: number;
+  created_at: Timestamp;
 }
 
 export interface TransportStatusHistoryTable {
@@ -814,6 +859,9 @@ export interface Database {
   transports: TransportsTable;
   transport_status_history: TransportStatusHistoryTable;
   transport_documents: TransportDocumentsTable;
+  transport_positions: TransportPositionsTable;
+  transport_last_positions: TransportLastPositionsTable;
+  transport_milestones: TransportMilestonesTable;
   file_deletions: FileDeletionsTable;
   complaints: ComplaintsTable;
   complaint_status_history: ComplaintStatusHistoryTable;

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
 type Responses<K extends OperationId> = Op<K>['responses'];
-type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201>;
+type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202>;
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type ResultOf<K extends OperationId> = JsonOf<Responses<K>[SuccessStatus<K>]> extends { result: infer R } ? R : never;
 type IsFile<K extends OperationId> = [JsonOf<Responses<K>[SuccessStatus<K>]>] extends [never] ? true : false;

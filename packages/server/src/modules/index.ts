@@ -23,6 +23,7 @@ import { sandboxHandlers } from './sandbox/handlers.js';
 import { webhookHandlers } from './webhooks/handlers.js';
 import { eventHandlers } from './events/handlers.js';
 import { apiKeyHandlers } from './api-keys/handlers.js';
+import { trackingHandlers } from './tracking/handlers.js';
 import { deliveryHandlers } from './deliveries/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
@@ -52,5 +53,6 @@ export const handlers: Handlers = Object.assign(
   webhookHandlers,
   eventHandlers,
   apiKeyHandlers,
+  trackingHandlers,
   deliveryHandlers,
 );

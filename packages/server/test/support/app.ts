@@ -42,7 +42,7 @@ export async function freshDatabase(): Promise<{ db: Kysely<Database>; drop: () 
 
 type Responses<K extends OperationId> = operations[K]['responses'];
 type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-type SuccessOf<K extends OperationId> = JsonOf<Responses<K>[Extract<keyof Responses<K>, 200 | 201>]>;
+type SuccessOf<K extends OperationId> = JsonOf<Responses<K>[Extract<keyof Responses<K>, 200 | 201 | 202>]>;
 type AllKeys<U> = U extends unknown ? keyof U : never;
 /** Every field of every error detail, optional: a test reads the fields of the code it expects. */
 type MergedDetail = { [P in AllKeys<ErrorDetail>]?: ErrorDetail extends infer D ? (D extends { [Q in P]?: infer V } ? V : never) : never };

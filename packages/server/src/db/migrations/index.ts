@@ -19,6 +19,7 @@ import * as m0016 from './0016_append_only_statistics.js';
 import * as m0018 from './0018_login_throttles.js';
 import * as m0019 from './0019_flat_popularity.js';
 import * as m0020 from './0020_announcement_search_text.js';
+import * as m0024 from './0024_transport_tracking.js';
 import * as m0025 from './0025_delivery_and_public_tracking.js';
 
 /**
@@ -45,5 +46,6 @@ export const migrations: Record<string, Migration> = {
   '0018_login_throttles': m0018,
   '0019_flat_popularity': m0019,
   '0020_announcement_search_text': m0020,
+  '0024_transport_tracking': m0024,
   '0025_delivery_and_public_tracking': m0025,
 };
