@@ -5920,6 +5920,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/transports/{id}/tracking-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a transport's tracking links
+         * @description Any authenticated role, on a transport within the caller's ownership scope. Every link made for
+         *     the transport, newest first, active or not (tokens are never shown again).
+         *
+         *     Errors:
+         *     - 400: `id` is not a positive integer.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         */
+        get: operations["listTrackingLinks"];
+        put?: never;
+        /**
+         * Make a public tracking link for the receiving customer
+         * @description Any authenticated role, on a transport within the caller's ownership scope. Makes a link the
+         *     carrier sends to the receiving customer: whoever holds it sees the transport's status,
+         *     milestones, ETA and route so far (`GET /public/tracking/{token}`, and the page at `url`),
+         *     without an account and without any personal data or price.
+         *
+         *     Design decisions:
+         *     - The token is 256 random bits (base64url, 43 characters); only its SHA-256 is stored, so it
+         *       is shown in this answer only. A lost token cannot be shown again: make another link.
+         *     - `ttlHours` defaults to 168 (7 days) and may be 1 to 720 (30 days). An expired or revoked link
+         *       answers 410 `TRACKING_LINK_GONE`; revoke a link with `revokeTrackingLink`.
+         *     - Links may be made in every status but `CANCELLED` and `ARCHIVED` (409 `NOT_EDITABLE`): a
+         *       customer may be told before departure; a link made earlier keeps answering after the
+         *       transport is archived, until it expires.
+         *     - Creation takes no `Idempotency-Key`: its answer carries the token, which the server never
+         *       stores (not even as a stored answer for a retry); a retry makes another link (revoke the
+         *       extra one).
+         *
+         *     Errors:
+         *     - 400: `ttlHours` out of 1..720, an undeclared field.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         *     - 409: `NOT_EDITABLE` for a cancelled or archived transport.
+         */
+        post: operations["createTrackingLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/tracking-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+                /** @description Numeric identifier of the tracking link. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a tracking link
+         * @description Any authenticated role, on a transport within the caller's ownership scope. From this answer on
+         *     the link answers 410 `TRACKING_LINK_GONE` (`reason: REVOKED`), on every instance (the link is
+         *     read from the database on every request). The link stays listed with `revokedAt`; revoking a
+         *     link already revoked answers 200 and keeps the first `revokedAt`. The answer is the link.
+         *
+         *     Revocation takes no `If-Match`: a link has no representation of its own to compare (it
+         *     appears only in the list), and revoking a revoked link changes nothing.
+         *
+         *     Errors:
+         *     - 400: `id` or `linkId` is not a positive integer.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope); `RESOURCE_NOT_FOUND`
+         *       (`resource: tracking link`) when the transport has no link with this id.
+         */
+        delete: operations["revokeTrackingLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/tracking/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a transport through its tracking link
+         * @description Public (no token): the data of the tracking page a carrier sends to the receiving customer
+         *     (`createTrackingLink`; the page itself is at the link's `url`, `/track/{token}`). Status,
+         *     milestones (type and time), ETA, lateness against the unloading window and the route so far,
+         *     thinned to at most 200 points. It never shows a name, a phone number, an e-mail address, a
+         *     price, a loading number, a plate, a note or a document: nothing but where the load is and when
+         *     it should arrive.
+         *
+         *     Counted against the client address like every public operation (100 requests an hour). The
+         *     answer is not cached by shared caches (`Cache-Control: no-store`: the address carries the
+         *     token).
+         *
+         *     Errors:
+         *     - 400: `token` is not 43 base64url characters.
+         *     - 404 `TRACKING_LINK_NOT_FOUND`: no link has this token.
+         *     - 410 `TRACKING_LINK_GONE`: the link expired (`reason: EXPIRED`) or was revoked
+         *       (`reason: REVOKED`); `at` says when.
+         *     - 429: more than 100 unauthenticated requests per hour from this client address.
+         */
+        get: operations["getPublicTracking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "transport.created": {
@@ -7343,8 +7467,28 @@ export interface components {
             status: components["schemas"]["TransportStatus"];
             acceptedStatuses: components["schemas"]["TransportStatus"][];
         };
+        /** @description No tracking link has this token. HTTP 404. */
+        TrackingLinkNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "TRACKING_LINK_NOT_FOUND";
+        };
+        /** @description The tracking link existed but no longer answers: it expired (`reason: EXPIRED`, at `at`) or was revoked by the carrier (`reason: REVOKED`, at `at`). Ask the carrier for a new link. HTTP 410. */
+        TrackingLinkGoneError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "TRACKING_LINK_GONE";
+            /** @enum {string} */
+            reason: "EXPIRED" | "REVOKED";
+            /** Format: date-time */
+            at: string;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"] | components["schemas"]["TrackingLinkNotFoundError"] | components["schemas"]["TrackingLinkGoneError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -10481,6 +10625,82 @@ export interface components {
             /** @description Where to download the PDF receipt (`getProofOfDeliveryReceipt`). */
             receiptUrl: string;
         };
+        /** @description A public tracking link of a transport. The token itself is shown once, when the link is made (`TrackingLinkCreated`): the server keeps only its SHA-256. */
+        TrackingLink: {
+            id: number;
+            transportId: number;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description Neither expired nor revoked. */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: {
+                id: number;
+                username: string;
+            };
+        };
+        /** @description How long the link stays valid. */
+        TrackingLinkRequest: {
+            /**
+             * @description Hours from now until the link expires (default 168, 7 days; at most 720, 30 days).
+             * @default 168
+             */
+            ttlHours?: number;
+        };
+        /** @description A new tracking link, with its token and the page's address (shown once). */
+        TrackingLinkCreated: components["schemas"]["TrackingLink"] & {
+            /** @description 256 random bits, base64url. Whoever holds it can follow the transport until the link expires or is revoked. */
+            token: string;
+            /** @description The tracking page for the receiving customer (`<public address>/track/<token>`); its data is `GET /public/tracking/{token}`. */
+            url: string;
+        };
+        PublicRoutePoint: {
+            latitude: number;
+            longitude: number;
+            /** Format: date-time */
+            recordedAt: string;
+        };
+        /**
+         * @description What a tracking link shows the receiving customer: where the load is and when it should arrive,
+         *     and nothing about the people or the money. No names, phone numbers, e-mail addresses, prices,
+         *     loading numbers, plates, notes or document names appear here: milestones carry their type and
+         *     time only.
+         *
+         *     - `eta`, `late`, `lateByMinutes`, `distanceRemainingKm`, `arrivedAt`, `unloadingWindow`: as in
+         *       `getTransportTracking` (same computation).
+         *     - `route`: the reported positions in time order, thinned to at most 200 points (every n-th
+         *       point, the first and the newest always kept), so the page stays small whatever the length of
+         *       the trip; `routePointCount` is how many were reported.
+         *     - `milestones`: the newest 50, oldest first.
+         */
+        PublicTracking: {
+            status: components["schemas"]["TransportStatus"];
+            /** Format: date-time */
+            eta: string | null;
+            late: boolean | null;
+            lateByMinutes: number | null;
+            distanceRemainingKm: number | null;
+            /** Format: date-time */
+            arrivedAt: string | null;
+            unloadingWindow: components["schemas"]["TimeWindow"] | null;
+            destination: components["schemas"]["Coordinates"] | null;
+            lastPosition: components["schemas"]["PublicRoutePoint"] | null;
+            route: components["schemas"]["PublicRoutePoint"][];
+            routePointCount: number;
+            milestones: {
+                type: components["schemas"]["TransportMilestoneType"];
+                /** Format: date-time */
+                occurredAt: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When this link stops answering.
+             */
+            expiresAt: string;
+        };
         /** @description The event `transport.created`: `data` is the transport as registered. */
         TransportCreatedEvent: components["schemas"]["Event"] & {
             /** @constant */
@@ -10853,6 +11073,13 @@ export interface components {
         UsageSortBy: "name" | "createdAt" | "usageCount";
         /** @description The event's id (`evt_` and 24 hexadecimal characters). */
         EventIdPath: string;
+        /** @description Numeric identifier of the tracking link. */
+        LinkId: number;
+        /**
+         * @description The token of a tracking link (43 base64url characters).
+         * @example 3q2-7wEXAMPLEu9Yk4vZb1Qm5Lr8Tn0Hc6Jd2Ws7Xa0
+         */
+        TrackingToken: string;
         /**
          * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
          * @example evt_5f1c0a9e2b7d43e8a1c6f092
@@ -23672,6 +23899,207 @@ export interface operations {
                 };
             };
             /** @description The signature's bytes are missing from the file store. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTrackingLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TrackingLink"][];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTrackingLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TrackingLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link, with its token and page address (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TrackingLinkCreated"];
+                    };
+                };
+            };
+            /** @description `ttlHours` is out of range, or the body has an undeclared field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transport is cancelled or archived. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeTrackingLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+                /** @description Numeric identifier of the tracking link. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TrackingLink"];
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The transport is not visible (`TRANSPORT_NOT_FOUND`) or has no such link (`RESOURCE_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublicTracking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The token of a tracking link (43 base64url characters).
+                 * @example 3q2-7wEXAMPLEu9Yk4vZb1Qm5Lr8Tn0Hc6Jd2Ws7Xa0
+                 */
+                token: components["parameters"]["TrackingToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the transport is. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["PublicTracking"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadPath"];
+            /** @description No link has this token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The link expired or was revoked. */
             410: {
                 headers: {
                     [name: string]: unknown;

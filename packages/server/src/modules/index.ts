@@ -25,6 +25,7 @@ import { eventHandlers } from './events/handlers.js';
 import { apiKeyHandlers } from './api-keys/handlers.js';
 import { trackingHandlers } from './tracking/handlers.js';
 import { deliveryHandlers } from './deliveries/handlers.js';
+import { publicTrackingHandlers } from './public-tracking/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = Object.assign(
@@ -55,4 +56,5 @@ export const handlers: Handlers = Object.assign(
   apiKeyHandlers,
   trackingHandlers,
   deliveryHandlers,
+  publicTrackingHandlers,
 );
