@@ -5932,6 +5932,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/transports/{id}/proof-of-delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the proof of delivery of a transport
+         * @description Any authenticated role, on a transport within the caller's ownership scope (as for its
+         *     documents). A `multipart/form-data` request with `receiverName`, `signature` (one PNG or JPEG
+         *     file: the receiver's signature drawn on the driver's device), optional `photos` (1 to 6 PNG or
+         *     JPEG files of the delivered load) and an optional `note`. Each file is at most 5 MB, and its
+         *     type is detected from its bytes (magic numbers), whatever the declared content type or the file
+         *     name extension.
+         *
+         *     Design decisions:
+         *     - **All or nothing.** Unlike document uploads, a proof is one record: when any file is refused
+         *       (not PNG or JPEG by its bytes, empty, over 5 MB), the answer is 400 `UPLOAD_REJECTED` listing
+         *       every refused file, and nothing is stored.
+         *     - **Statuses.** Accepted for a transport `IN_PROGRESS` or `COMPLETED` (completed by an
+         *       administrator's `FINISH` or by the driver's `UNLOADED` milestone before the receiver
+         *       signed). For a transport `IN_PROGRESS` the proof also completes it, through the transport
+         *       workflow's `FINISH` transition (recorded in the status history with the comment
+         *       `Proof of delivery signed by <receiverName>` and sent as `transport.status_changed`): the
+         *       receiver's signature is the fact that ends the transport, whoever records it. Any other
+         *       status answers 409 `NOT_EDITABLE`.
+         *     - **One per transport.** A signed receipt is a record: a second proof answers 409
+         *       `ALREADY_EXISTS` (`resource: proof of delivery`, `field: transportId`) and the first is kept.
+         *       A wrong proof is contested with a complaint.
+         *     - `deliveredAt` is the server's time when the proof is recorded.
+         *
+         *     The event `transport.delivered` is written with the proof (webhooks). The PDF receipt is at
+         *     `receiptUrl` (`getProofOfDeliveryReceipt`).
+         *
+         *     Errors:
+         *     - 400: `receiverName` or `signature` missing, more than one signature, more than 6 photos,
+         *       an undeclared field; `UPLOAD_REJECTED` when a file is refused.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         *     - 409: `NOT_EDITABLE` in a status other than `IN_PROGRESS` or `COMPLETED`; `ALREADY_EXISTS`
+         *       when the transport has its proof already.
+         *     - 413: `PAYLOAD_TOO_LARGE` when more than 7 files are sent (nothing is stored).
+         *     - 415: `UNSUPPORTED_MEDIA_TYPE` when the request is not `multipart/form-data`.
+         *     - 507: `STORAGE_UNAVAILABLE` when the server's storage cannot take the files.
+         */
+        post: operations["createProofOfDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/proof-of-delivery/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the PDF receipt of a transport's proof of delivery
+         * @description Any authenticated role, on a transport within the caller's ownership scope. A PDF made on the
+         *     fly (A4): the transport (loading number, route, product, vehicle plate), its parties (the
+         *     shipper's contact and the customer), the times (created, delivered), the receiver's name and
+         *     note, the signature picture and the number of photos. The response is not the JSON envelope
+         *     (errors are).
+         *
+         *     Errors:
+         *     - 400: `id` is not a positive integer.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope); `RESOURCE_NOT_FOUND`
+         *       (`resource: proof of delivery`) when the transport has no proof yet.
+         *     - 410: `DOCUMENT_CONTENT_MISSING` when the signature's bytes are missing from the file store.
+         */
+        get: operations["getProofOfDeliveryReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/tracking-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a transport's tracking links
+         * @description Any authenticated role, on a transport within the caller's ownership scope. Every link made for
+         *     the transport, newest first, active or not (tokens are never shown again).
+         *
+         *     Errors:
+         *     - 400: `id` is not a positive integer.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         */
+        get: operations["listTrackingLinks"];
+        put?: never;
+        /**
+         * Make a public tracking link for the receiving customer
+         * @description Any authenticated role, on a transport within the caller's ownership scope. Makes a link the
+         *     carrier sends to the receiving customer: whoever holds it sees the transport's status,
+         *     milestones, ETA and route so far (`GET /public/tracking/{token}`, and the page at `url`),
+         *     without an account and without any personal data or price.
+         *
+         *     Design decisions:
+         *     - The token is 256 random bits (base64url, 43 characters); only its SHA-256 is stored, so it
+         *       is shown in this answer only. A lost token cannot be shown again: make another link.
+         *     - `ttlHours` defaults to 168 (7 days) and may be 1 to 720 (30 days). An expired or revoked link
+         *       answers 410 `TRACKING_LINK_GONE`; revoke a link with `revokeTrackingLink`.
+         *     - Links may be made in every status but `CANCELLED` and `ARCHIVED` (409 `NOT_EDITABLE`): a
+         *       customer may be told before departure; a link made earlier keeps answering after the
+         *       transport is archived, until it expires.
+         *     - Creation takes no `Idempotency-Key`: its answer carries the token, which the server never
+         *       stores (not even as a stored answer for a retry); a retry makes another link (revoke the
+         *       extra one).
+         *
+         *     Errors:
+         *     - 400: `ttlHours` out of 1..720, an undeclared field.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         *     - 409: `NOT_EDITABLE` for a cancelled or archived transport.
+         */
+        post: operations["createTrackingLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trade/transports/{id}/tracking-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+                /** @description Numeric identifier of the tracking link. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a tracking link
+         * @description Any authenticated role, on a transport within the caller's ownership scope. From this answer on
+         *     the link answers 410 `TRACKING_LINK_GONE` (`reason: REVOKED`), on every instance (the link is
+         *     read from the database on every request). The link stays listed with `revokedAt`; revoking a
+         *     link already revoked answers 200 and keeps the first `revokedAt`. The answer is the link.
+         *
+         *     Revocation takes no `If-Match`: a link has no representation of its own to compare (it
+         *     appears only in the list), and revoking a revoked link changes nothing.
+         *
+         *     Errors:
+         *     - 400: `id` or `linkId` is not a positive integer.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope); `RESOURCE_NOT_FOUND`
+         *       (`resource: tracking link`) when the transport has no link with this id.
+         */
+        delete: operations["revokeTrackingLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/tracking/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a transport through its tracking link
+         * @description Public (no token): the data of the tracking page a carrier sends to the receiving customer
+         *     (`createTrackingLink`; the page itself is at the link's `url`, `/track/{token}`). Status,
+         *     milestones (type and time), ETA, lateness against the unloading window and the route so far,
+         *     thinned to at most 200 points. It never shows a name, a phone number, an e-mail address, a
+         *     price, a loading number, a plate, a note or a document: nothing but where the load is and when
+         *     it should arrive.
+         *
+         *     Counted against the client address like every public operation (100 requests an hour). The
+         *     answer is not cached by shared caches (`Cache-Control: no-store`: the address carries the
+         *     token).
+         *
+         *     Errors:
+         *     - 400: `token` is not 43 base64url characters.
+         *     - 404 `TRACKING_LINK_NOT_FOUND`: no link has this token.
+         *     - 410 `TRACKING_LINK_GONE`: the link expired (`reason: EXPIRED`) or was revoked
+         *       (`reason: REVOKED`); `at` says when.
+         *     - 429: more than 100 unauthenticated requests per hour from this client address.
+         */
+        get: operations["getPublicTracking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "transport.created": {
@@ -6670,6 +6878,72 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transport.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transport was delivered
+         * @description Sent once when a proof of delivery is recorded (`createProofOfDelivery`): who signed, when, how many photos, and the transport's status right after (a transport still `IN_PROGRESS` is completed by its proof, which also sends `transport.status_changed`). Fetch the PDF receipt with `getProofOfDeliveryReceipt`.
+         *
+         *     The request is signed per Standard Webhooks (see `createWebhook`): verify `webhook-signature` over `webhook-id.webhook-timestamp.body` with the endpoint's secret before trusting the body, and answer 2xx within 10 s.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /**
+                     * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
+                     * @example evt_5f1c0a9e2b7d43e8a1c6f092
+                     */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was signed, in Unix seconds. Refuse a timestamp more than 5 minutes from your clock (replays).
+                     * @example 1795253400
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the endpoint's `whsec_` secret (Standard Webhooks). Several signatures may be sent, separated by spaces; accept the request when one matches.
+                     * @example v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransportDeliveredEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx status within the timeout acknowledges the delivery (the body is ignored). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Any other answer (and a redirect, a timeout or a refused connection) is retried with backoff for up to 3 days, with the same `webhook-id`. */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -7316,8 +7590,28 @@ export interface components {
             status: components["schemas"]["TransportStatus"];
             acceptedStatuses: components["schemas"]["TransportStatus"][];
         };
+        /** @description No tracking link has this token. HTTP 404. */
+        TrackingLinkNotFoundError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "TRACKING_LINK_NOT_FOUND";
+        };
+        /** @description The tracking link existed but no longer answers: it expired (`reason: EXPIRED`, at `at`) or was revoked by the carrier (`reason: REVOKED`, at `at`). Ask the carrier for a new link. HTTP 410. */
+        TrackingLinkGoneError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "TRACKING_LINK_GONE";
+            /** @enum {string} */
+            reason: "EXPIRED" | "REVOKED";
+            /** Format: date-time */
+            at: string;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["MethodNotAllowedError"] | components["schemas"]["CorsOriginRefusedError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["MethodNotAllowedError"] | components["schemas"]["CorsOriginRefusedError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"] | components["schemas"]["TrackingLinkNotFoundError"] | components["schemas"]["TrackingLinkGoneError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -10285,9 +10579,10 @@ export interface components {
          *     - `announcement.published`: an announcement was published.
          *     - `tutorial.completed`: a user completed a tutorial (and got its certificate).
          *     - `webhook.disabled`: a webhook endpoint failed for days and was disabled.
+         *     - `transport.delivered`: a proof of delivery was recorded (the receiver signed for the load).
          * @enum {string}
          */
-        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "transport.milestone_recorded" | "transport.eta_changed" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled";
+        EventType: "transport.created" | "transport.status_changed" | "transport.document_added" | "transport.milestone_recorded" | "transport.eta_changed" | "complaint.created" | "complaint.status_changed" | "forum.message_reported" | "announcement.published" | "tutorial.completed" | "webhook.disabled" | "transport.delivered";
         /**
          * @description A webhook endpoint and the event types it receives. Its signing secret is never shown here: only
          *     the answers of `createWebhook` and `rotateWebhookSecret` carry it.
@@ -10515,6 +10810,119 @@ export interface components {
                 requestId: string | null;
             };
         };
+        /** @description The proof of delivery: who received the load, their signature (a PNG or JPEG picture, one file) and up to 6 photos of the delivered load (PNG or JPEG), each at most 5 MB. Types are detected from the bytes, whatever the declared content type or the file name. */
+        ProofOfDeliveryRequest: {
+            /** @description The name of the person who signed for the load, as they wrote it. */
+            receiverName: string;
+            /** @description The signature, drawn on the driver's device, as one PNG or JPEG file. */
+            signature: string[];
+            /** @description Photos of the delivered load (optional). */
+            photos?: string[];
+            /** @description A remark of the receiver or the driver (reserves about the load, missing items). */
+            note?: string;
+        };
+        /** @description A transport's proof of delivery. The signature and photos are kept with it; the receipt (`receiptUrl`) is a PDF that shows them with the transport and its parties. */
+        ProofOfDelivery: {
+            id: number;
+            transportId: number;
+            receiverName: string;
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When the proof was recorded (the server's clock).
+             */
+            deliveredAt: string;
+            signature: {
+                /** @enum {string} */
+                mimeType: "image/png" | "image/jpeg";
+                size: number;
+            };
+            photoCount: number;
+            /** @description Whether recording the proof moved the transport from `IN_PROGRESS` to `COMPLETED`. */
+            completedTransport: boolean;
+            recordedBy: {
+                id: number;
+                username: string;
+            };
+            /** @description Where to download the PDF receipt (`getProofOfDeliveryReceipt`). */
+            receiptUrl: string;
+        };
+        /** @description A public tracking link of a transport. The token itself is shown once, when the link is made (`TrackingLinkCreated`): the server keeps only its SHA-256. */
+        TrackingLink: {
+            id: number;
+            transportId: number;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description Neither expired nor revoked. */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: {
+                id: number;
+                username: string;
+            };
+        };
+        /** @description How long the link stays valid. */
+        TrackingLinkRequest: {
+            /**
+             * @description Hours from now until the link expires (default 168, 7 days; at most 720, 30 days).
+             * @default 168
+             */
+            ttlHours?: number;
+        };
+        /** @description A new tracking link, with its token and the page's address (shown once). */
+        TrackingLinkCreated: components["schemas"]["TrackingLink"] & {
+            /** @description 256 random bits, base64url. Whoever holds it can follow the transport until the link expires or is revoked. */
+            token: string;
+            /** @description The tracking page for the receiving customer (`<public address>/track/<token>`); its data is `GET /public/tracking/{token}`. */
+            url: string;
+        };
+        PublicRoutePoint: {
+            latitude: number;
+            longitude: number;
+            /** Format: date-time */
+            recordedAt: string;
+        };
+        /**
+         * @description What a tracking link shows the receiving customer: where the load is and when it should arrive,
+         *     and nothing about the people or the money. No names, phone numbers, e-mail addresses, prices,
+         *     loading numbers, plates, notes or document names appear here: milestones carry their type and
+         *     time only.
+         *
+         *     - `eta`, `late`, `lateByMinutes`, `distanceRemainingKm`, `arrivedAt`, `unloadingWindow`: as in
+         *       `getTransportTracking` (same computation).
+         *     - `route`: the reported positions in time order, thinned to at most 200 points (every n-th
+         *       point, the first and the newest always kept), so the page stays small whatever the length of
+         *       the trip; `routePointCount` is how many were reported.
+         *     - `milestones`: the newest 50, oldest first.
+         */
+        PublicTracking: {
+            status: components["schemas"]["TransportStatus"];
+            /** Format: date-time */
+            eta: string | null;
+            late: boolean | null;
+            lateByMinutes: number | null;
+            distanceRemainingKm: number | null;
+            /** Format: date-time */
+            arrivedAt: string | null;
+            unloadingWindow: components["schemas"]["TimeWindow"] | null;
+            destination: components["schemas"]["Coordinates"] | null;
+            lastPosition: components["schemas"]["PublicRoutePoint"] | null;
+            route: components["schemas"]["PublicRoutePoint"][];
+            routePointCount: number;
+            milestones: {
+                type: components["schemas"]["TransportMilestoneType"];
+                /** Format: date-time */
+                occurredAt: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When this link stops answering.
+             */
+            expiresAt: string;
+        };
         /** @description The event `transport.created`: `data` is the transport as registered. */
         TransportCreatedEvent: components["schemas"]["Event"] & {
             /** @constant */
@@ -10619,6 +11027,18 @@ export interface components {
             /** @constant */
             type: "webhook.disabled";
             data: components["schemas"]["WebhookSubscription"];
+        };
+        /** @description A proof of delivery and the transport's status right after it was recorded (`COMPLETED`: the proof completes a transport still `IN_PROGRESS`). */
+        TransportDeliveredData: {
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            proofOfDelivery: components["schemas"]["ProofOfDelivery"];
+        };
+        /** @description The event `transport.delivered`: a proof of delivery was recorded for a transport. */
+        TransportDeliveredEvent: components["schemas"]["Event"] & {
+            /** @constant */
+            type: "transport.delivered";
+            data: components["schemas"]["TransportDeliveredData"];
         };
     };
     responses: {
@@ -10879,6 +11299,13 @@ export interface components {
         UsageSortBy: "name" | "createdAt" | "usageCount";
         /** @description The event's id (`evt_` and 24 hexadecimal characters). */
         EventIdPath: string;
+        /** @description Numeric identifier of the tracking link. */
+        LinkId: number;
+        /**
+         * @description The token of a tracking link (43 base64url characters).
+         * @example 3q2-7wEXAMPLEu9Yk4vZb1Qm5Lr8Tn0Hc6Jd2Ws7Xa0
+         */
+        TrackingToken: string;
         /**
          * @description The event's id (Standard Webhooks message id); the same on every retry and redelivery. Deduplicate on it.
          * @example evt_5f1c0a9e2b7d43e8a1c6f092
@@ -23864,6 +24291,342 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createProofOfDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
+                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ProofOfDeliveryRequest"];
+            };
+        };
+        responses: {
+            /** @description The proof was recorded (and the transport completed when it was `IN_PROGRESS`). */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["ProofOfDelivery"];
+                    };
+                };
+            };
+            /** @description Invalid form fields, or a file was refused (nothing is stored). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transport is not in a status that takes a proof, or has its proof already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description More than 7 files were sent; nothing is stored. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getProofOfDeliveryReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt PDF. */
+            200: {
+                headers: {
+                    /**
+                     * @description `attachment; filename="delivery-<loadingNumber>.pdf"`.
+                     * @example attachment; filename="delivery-LN-2026-000142.pdf"
+                     */
+                    "Content-Disposition"?: string;
+                    /** @description Size of the PDF in bytes. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The transport does not exist or is not visible (`TRANSPORT_NOT_FOUND`), or has no proof of delivery (`RESOURCE_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The signature's bytes are missing from the file store. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTrackingLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The links. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TrackingLink"][];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTrackingLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TrackingLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link, with its token and page address (shown once). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TrackingLinkCreated"];
+                    };
+                };
+            };
+            /** @description `ttlHours` is out of range, or the body has an undeclared field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The transport is cancelled or archived. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeTrackingLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+                /** @description Numeric identifier of the tracking link. */
+                linkId: components["parameters"]["LinkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["TrackingLink"];
+                    };
+                };
+            };
+            400: components["responses"]["BadPath"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The transport is not visible (`TRANSPORT_NOT_FOUND`) or has no such link (`RESOURCE_NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPublicTracking: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The token of a tracking link (43 base64url characters).
+                 * @example 3q2-7wEXAMPLEu9Yk4vZb1Qm5Lr8Tn0Hc6Jd2Ws7Xa0
+                 */
+                token: components["parameters"]["TrackingToken"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the transport is. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        result: components["schemas"]["PublicTracking"];
+                    };
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadPath"];
+            /** @description No link has this token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The link expired or was revoked. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -211,4 +211,10 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   createApiKey: ['POST', '/admin/api-keys', 2],
   revokeApiKey: ['DELETE', '/admin/api-keys/{id}', 1],
   listAuditLog: ['GET', '/admin/audit-log', 1],
+  createProofOfDelivery: ['POST', '/trade/transports/{id}/proof-of-delivery', 23],
+  getProofOfDeliveryReceipt: ['GET', '/trade/transports/{id}/proof-of-delivery/receipt', 9],
+  listTrackingLinks: ['GET', '/trade/transports/{id}/tracking-links', 33],
+  createTrackingLink: ['POST', '/trade/transports/{id}/tracking-links', 3],
+  revokeTrackingLink: ['DELETE', '/trade/transports/{id}/tracking-links/{linkId}', 1],
+  getPublicTracking: ['GET', '/public/tracking/{token}', 33],
 };

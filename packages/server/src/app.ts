@@ -22,6 +22,7 @@ import outboxWorker from './modules/notifications/worker.js';
 import webhookWorker from './modules/webhooks/worker.js';
 import { type ApiKeyGuard, createApiKeyGuard } from './modules/api-keys/guard.js';
 import statisticsFold from './modules/reports/statistics-fold.js';
+import trackingPage from './modules/public-tracking/page.js';
 import database from './plugins/database.js';
 import { takeSnapshot } from './db/snapshot.js';
 import deprecation from './plugins/deprecation.js';
@@ -160,6 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // After security and uploads: the caller is known and the body read when a key is claimed.
   await app.register(writeSafety);
   await app.register(docs);
+  await app.register(trackingPage);
   await app.register(outboxWorker);
   await app.register(attachmentSweeper);
   await app.register(writeSafetySweeper);

@@ -29,6 +29,7 @@ export const CONSTRAINTS = {
   tutorial_progress_certificate_code_key: { kind: 'unique', resource: 'certificate', field: 'code' },
   announcement_likes_pkey: { kind: 'unique', resource: 'like', field: 'announcementId' },
   forum_votes_pkey: { kind: 'unique', resource: 'vote', field: 'messageId' },
+  proofs_of_delivery_transport_id_key: { kind: 'unique', resource: 'proof of delivery', field: 'transportId' },
   // foreign keys
   actors_organization_id_fkey: { kind: 'foreign key' },
   announcement_likes_announcement_id_fkey: { kind: 'foreign key' },

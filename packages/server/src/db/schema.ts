@@ -833,6 +833,41 @@ export interface AuditLogTable {
   request_id: string | null;
 }
 
+/** Who signed for a transport, at most one per transport (0025). */
+export interface ProofsOfDeliveryTable {
+  id: Generated<number>;
+  transport_id: number;
+  receiver_name: string;
+  note: string | null;
+  delivered_at: Timestamp;
+  /** Whether recording it moved the transport from IN_PROGRESS to COMPLETED. */
+  completed_transport: Generated<boolean>;
+  recorded_by: number;
+}
+
+/** The signature (position 0) and photos (1..6) of a proof of delivery, in the file store (0025). */
+export interface ProofOfDeliveryFilesTable {
+  id: Generated<number>;
+  proof_id: number;
+  position: number;
+  filename: string;
+  mime_type: string;
+  size: number;
+  content: Bytes | null;
+  storage_key: string | null;
+}
+
+/** Public tracking links: the SHA-256 of each token, never the token (0025). */
+export interface TrackingLinksTable {
+  id: Generated<number>;
+  transport_id: number;
+  token_hash: string;
+  expires_at: RequiredTimestamp;
+  revoked_at: NullableTimestamp;
+  created_by: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
   roles: RolesTable;
   countries: CountriesTable;
@@ -894,6 +929,11 @@ export interface Database {
   admin_notifications: AdminNotificationsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+}
+
+  proofs_of_delivery: ProofsOfDeliveryTable;
+  proof_of_delivery_files: ProofOfDeliveryFilesTable;
+  tracking_links: TrackingLinksTable;
 }
 
 export type Role = Selectable<RolesTable>;

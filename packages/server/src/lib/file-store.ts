@@ -16,9 +16,12 @@ export interface StoredBytes {
   storage_key: string | null;
 }
 
+/** The tables whose rows refer to stored files (`content` or `storage_key`). */
+export const FILE_TABLES = ['transport_documents', 'complaint_attachments', 'proof_of_delivery_files'] as const;
+
 /** A row to read: where it is (bytes in the database are read in slices), its size and key. */
 export interface StoredRow {
-  table: 'transport_documents' | 'complaint_attachments';
+  table: (typeof FILE_TABLES)[number];
   id: number;
   size: number;
   storage_key: string | null;
@@ -295,13 +298,10 @@ export function createFileStore(config: Config['fileStore']): FileStore {
         const keys = batch.flatMap((f) => (f.key ? [f.key] : []));
         const known = new Set<string>();
         if (keys.length > 0) {
-          const rows = await db
-            .selectFrom('transport_documents')
-            .select('storage_key')
-            .where('storage_key', 'in', keys)
-            .unionAll(db.selectFrom('complaint_attachments').select('storage_key').where('storage_key', 'in', keys))
-            .execute();
-          for (const row of rows) if (row.storage_key) known.add(row.storage_key);
+          for (const table of FILE_TABLES) {
+            const rows = await db.selectFrom(table).select('storage_key').where('storage_key', 'in', keys).execute();
+            for (const row of rows) if (row.storage_key) known.add(row.storage_key);
+          }
         }
         for (const file of batch) {
           if (file.key !== null && known.has(file.key)) continue;

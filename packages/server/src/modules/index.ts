@@ -25,6 +25,8 @@ import { eventHandlers } from './events/handlers.js';
 import { apiKeyHandlers } from './api-keys/handlers.js';
 import { auditHandlers } from './audit/handlers.js';
 import { trackingHandlers } from './tracking/handlers.js';
+import { deliveryHandlers } from './deliveries/handlers.js';
+import { publicTrackingHandlers } from './public-tracking/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = Object.assign(
@@ -55,4 +57,6 @@ export const handlers: Handlers = Object.assign(
   apiKeyHandlers,
   auditHandlers,
   trackingHandlers,
+  deliveryHandlers,
+  publicTrackingHandlers,
 );

@@ -16,6 +16,8 @@ export interface UploadRule {
 }
 
 export interface UploadedPart {
+  /** The form field the file came in. */
+  field: string;
   filename: string;
   /** MIME type detected from the bytes, or null when unknown. */
   detectedType: string | null;
@@ -166,6 +168,7 @@ async function readParts(req: FastifyRequest): Promise<void> {
         if (!spooled) continue; // an operation without uploads: the file was drained, not kept
         const detected = spooled.size > 0 ? await fileTypeFromBuffer(spooled.head) : undefined;
         req.uploads.push({
+          field: name,
           filename: part.filename ?? 'unnamed',
           detectedType: detected?.mime ?? null,
           size: spooled.size,

@@ -23,6 +23,7 @@ import * as m0021 from './0021_idempotency_outcome.js';
 import * as m0022 from './0022_credential_limits.js';
 import * as m0023 from './0023_audit_log.js';
 import * as m0024 from './0024_transport_tracking.js';
+import * as m0025 from './0025_delivery_and_public_tracking.js';
 import * as m0026 from './0026_transport_total_bound.js';
 import * as m0027 from './0027_webhook_delivery_notify.js';
 
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0022_credential_limits': m0022,
   '0023_audit_log': m0023,
   '0024_transport_tracking': m0024,
+  '0025_delivery_and_public_tracking': m0025,
   '0026_transport_total_bound': m0026,
   '0027_webhook_delivery_notify': m0027,
 };
