@@ -929,8 +929,6 @@ export interface Database {
   admin_notifications: AdminNotificationsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
-}
-
   proofs_of_delivery: ProofsOfDeliveryTable;
   proof_of_delivery_files: ProofOfDeliveryFilesTable;
   tracking_links: TrackingLinksTable;
