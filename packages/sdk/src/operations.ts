@@ -194,7 +194,7 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   updateTutorial: ['PATCH', '/admin/tutorials/{id}', 3],
   deleteTutorial: ['DELETE', '/admin/tutorials/{id}', 1],
   listWebhooks: ['GET', '/admin/webhooks', 1],
-  createWebhook: ['POST', '/admin/webhooks', 2],
+  createWebhook: ['POST', '/admin/webhooks', 18],
   getWebhook: ['GET', '/admin/webhooks/{id}', 33],
   updateWebhook: ['PATCH', '/admin/webhooks/{id}', 3],
   deleteWebhook: ['DELETE', '/admin/webhooks/{id}', 1],
@@ -204,6 +204,6 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   getEvent: ['GET', '/admin/events/{id}', 33],
   redeliverEvent: ['POST', '/admin/events/{id}/redeliver', 19],
   listApiKeys: ['GET', '/admin/api-keys', 1],
-  createApiKey: ['POST', '/admin/api-keys', 2],
+  createApiKey: ['POST', '/admin/api-keys', 18],
   revokeApiKey: ['DELETE', '/admin/api-keys/{id}', 1],
 };
