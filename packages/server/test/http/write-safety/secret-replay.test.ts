@@ -10,7 +10,8 @@ import { expectError } from '../../support/expect.js';
  */
 
 const t = useTestApp();
-const stored = (key: string) => t.db.selectFrom('idempotency_keys').select(['status', 'body']).where('key', '=', key).executeTakeFirstOrThrow();
+const stored = (key: string) =>
+  t.db.selectFrom('idempotency_keys').select(['status', 'body']).where('key', '=', key).executeTakeFirstOrThrow();
 
 describe('Idempotency-Key on creates that answer a secret', () => {
   it('POST /admin/webhooks: one endpoint, the replay names it with secret null, and the secret is not stored', async () => {
