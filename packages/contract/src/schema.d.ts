@@ -5518,7 +5518,9 @@ export interface paths {
          *     - 401: not authenticated.
          *     - 403 `FORBIDDEN`: the role may not call this operation.
          *
-         *     This operation takes no `Idempotency-Key`: its answer carries a secret shown once, and answers with credentials are never stored (as on `/auth/...`). Retrying after a lost answer creates another one; list them and delete the extra.
+         *     Idempotent retries (`Idempotency-Key`): a retry answers the stored answer, replayed, with
+         *     `secret: null`: the signing secret is never stored, not even encrypted (only the first answer
+         *     carries it). The replay still names the endpoint: if the first answer was lost, `rotateWebhookSecret` gives it a new secret.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -5806,7 +5808,9 @@ export interface paths {
          *     - 403 `FORBIDDEN`: the role may not call this operation; `ROLE_NOT_ASSIGNABLE`: the role is above the caller's.
          *     - 404 `RESOURCE_NOT_FOUND`: no such role or organization.
          *
-         *     This operation takes no `Idempotency-Key`: its answer carries a secret shown once, and answers with credentials are never stored (as on `/auth/...`). Retrying after a lost answer creates another one; list them and delete the extra.
+         *     Idempotent retries (`Idempotency-Key`): a retry answers the stored answer, replayed, with
+         *     `key: null`: the key is never stored, not even encrypted (only the first answer
+         *     carries it). The replay still names the key (`id`, `prefix`): if the first answer was lost, revoke it and create another.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -10625,8 +10629,8 @@ export interface components {
         };
         /** @description A webhook endpoint with its signing secret, shown in this answer only. */
         WebhookSubscriptionWithSecret: components["schemas"]["WebhookSubscription"] & {
-            /** @description The signing secret (`whsec_` and the base64 of 32 random bytes), as the Standard Webhooks libraries take it. Store it now: it is never shown again (rotate it to get a new one). */
-            secret: string;
+            /** @description Null in a replayed answer (`Idempotent-Replayed: true`): the secret is never stored. The signing secret (`whsec_` and the base64 of 32 random bytes), as the Standard Webhooks libraries take it. Store it now: it is never shown again (rotate it to get a new one). */
+            secret: string | null;
         };
         /** @description Changes to a webhook endpoint; only the fields sent change. `isActive` true enables an endpoint the server disabled (and clears `disabledAt`). */
         WebhookSubscriptionUpdate: {
@@ -10745,8 +10749,8 @@ export interface components {
         };
         /** @description A new API key with the key itself, shown in this answer only. */
         ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
-            /** @description The key (`tok_` and 32 random bytes in base64url). Store it now; only its sha256 is kept. */
-            key: string;
+            /** @description The key (`tok_` and 32 random bytes in base64url). Store it now; only its sha256 is kept. Null in a replayed answer (`Idempotent-Replayed: true`): the key is never stored. */
+            key: string | null;
         };
         /**
          * @description One entry of the audit log: who did what, when and from where. Entries are written in the same
@@ -23535,7 +23539,19 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -23548,6 +23564,7 @@ export interface operations {
             /** @description The endpoint, with its signing secret (shown this once). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23575,8 +23592,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -24132,7 +24151,19 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe: a unique value per intended operation (a UUID v4 is
+                 *     recommended; the SDK sends one on every call), 1-255 printable ASCII characters. The first
+                 *     success is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to a retry by the
+                 *     same caller with the same key and the same request; the same key with another request answers
+                 *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
+                 *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
+                 *     every time (as before this header existed). See "Idempotent retries" in the introduction.
+                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -24145,6 +24176,7 @@ export interface operations {
             /** @description The key, shown this once. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24181,8 +24213,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            409: components["responses"]["IdempotencyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

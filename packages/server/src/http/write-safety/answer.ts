@@ -9,6 +9,17 @@ import { storeAnswer } from './repository.js';
 /** Response headers kept with a stored answer. */
 export const KEPT_HEADERS = ['etag', 'location'] as const;
 
+/**
+ * The answer as it is stored: one-time secrets (`x-replay-redacts`) replaced by null, so that no
+ * secret is ever stored (JSON.parse keeps the order of the keys, so the rest reads the same).
+ */
+function storedBody(policy: WritePolicy, body: string): string {
+  if (policy.redacts.length === 0) return body;
+  const envelope = JSON.parse(body) as { result?: Record<string, unknown> | null };
+  if (envelope.result) for (const field of policy.redacts) if (field in envelope.result) envelope.result[field] = null;
+  return JSON.stringify(envelope);
+}
+
 /** A JSON answer ready to send: its status and serialized body. */
 export interface JsonAnswer {
   code: number;
@@ -79,7 +90,7 @@ export async function answerUnderKey(
         if (typeof value === 'string') headers[name] = value;
       }
       // Only the request holding the key stores (a request whose lease ran out may have lost it).
-      if (!(await storeAnswer(req.server.db, claim, answer.code, headers, answer.body))) {
+      if (!(await storeAnswer(req.server.db, claim, answer.code, headers, storedBody(policy, answer.body)))) {
         throw new AppError('IDEMPOTENCY_KEY_IN_USE', { retryAfterSeconds: 1 }, 'A request with this Idempotency-Key is still in progress');
       }
     });

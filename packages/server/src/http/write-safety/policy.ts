@@ -21,6 +21,8 @@ export interface Conditional {
 
 export interface WritePolicy {
   idempotent: boolean;
+  /** Fields of `result` a stored answer keeps as null (`x-replay-redacts`: one-time secrets). */
+  redacts: string[];
   etag: boolean;
   conditional: Conditional | null;
 }
@@ -77,7 +79,8 @@ export function writePolicies(doc: OpenApiDocument = loadContract()): Map<string
         removes: method === 'delete' && resource === path,
       };
     }
-    const policy = { idempotent: headers.has('idempotency-key'), etag: headers.has('if-none-match'), conditional };
+    const redacts = (operation['x-replay-redacts'] as string[] | undefined) ?? [];
+    const policy = { idempotent: headers.has('idempotency-key'), redacts, etag: headers.has('if-none-match'), conditional };
     if (policy.idempotent || policy.etag || policy.conditional) table.set(operation.operationId, policy);
   }
   return table;
