@@ -5,8 +5,12 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
 RUN npm install -g pnpm@10
+# Dependencies first, from the lockfile alone (`pnpm fetch` reads nothing else): this layer is
+# rebuilt only when pnpm-lock.yaml changes, not at every source change.
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch
 COPY . .
-RUN pnpm install --frozen-lockfile \
+RUN pnpm install --offline --frozen-lockfile \
  && node scripts/build.mjs \
  && pnpm --filter @transport-ops/server deploy --legacy --prod /app
 

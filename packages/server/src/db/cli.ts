@@ -21,7 +21,7 @@ if (command !== 'migrate' && command !== 'seed' && command !== 'admin:create') {
 let config: Config;
 let db: ReturnType<typeof connect>;
 try {
-  config = loadConfig();
+  config = loadConfig(process.env, { signsTokens: false });
   const target = databaseTarget(config);
   // An operator's command: migrations on a large database build indexes for minutes, so the
   // server's statement and reply timeouts (made for requests) do not apply to it.
@@ -42,8 +42,8 @@ try {
     if (!username || !email) throw new Error(`admin:create needs a username and an e-mail address (${usage})`);
     admin = await checkedAdmin({ username, email, password: config.adminPassword });
   }
-  await migrateToLatest(db);
-  console.log('migrations applied');
+  const applied = await migrateToLatest(db);
+  console.log(applied.length > 0 ? `migrations applied: ${applied.join(', ')}` : 'migrations: none pending');
   const added = await seedReferenceData(db);
   console.log(added > 0 ? `reference data: ${added} rows added` : 'reference data already present');
   if (command === 'seed') {

@@ -17,7 +17,8 @@ export async function prepareDatabase(db: Kysely<Database>, config: Config, log:
   if (config.skipMigrations) {
     log('migrations skipped (SKIP_MIGRATIONS=true)');
   } else {
-    await migrateToLatest(db);
+    const applied = await migrateToLatest(db);
+    if (applied.length > 0) log(`migrations applied: ${applied.join(', ')}`);
     const added = await seedReferenceData(db);
     if (added > 0) log(`reference data: ${added} rows added`);
   }
