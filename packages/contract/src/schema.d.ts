@@ -12192,6 +12192,7 @@ export interface operations {
             /** @description The batch is stored; how many points were new and how many duplicates. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12262,6 +12263,7 @@ export interface operations {
             /** @description The milestone is recorded (and the status moved, when it does). */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12302,7 +12304,15 @@ export interface operations {
     getTransportTracking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag` of a representation the caller holds (or a list of them, or `*`): when the current
+                 *     representation has the same tag, the answer is 304 without a body, and it is not counted
+                 *     against the hourly rate-limit quota. See "Conditional requests" in the introduction.
+                 * @example "u1bLz3tq2ZcW9xH0kY7aPw"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Numeric identifier of the resource. */
                 id: components["parameters"]["Id"];
@@ -12314,6 +12324,7 @@ export interface operations {
             /** @description The transport's tracking. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12322,6 +12333,7 @@ export interface operations {
                     };
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadPath"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

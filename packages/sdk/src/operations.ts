@@ -20,7 +20,7 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   downloadTransportDocument: ['GET', '/trade/transports/documents/{id}', 9],
   recordTransportPositions: ['POST', '/trade/transports/{id}/positions', 27],
   recordTransportMilestone: ['POST', '/trade/transports/{id}/milestones', 19],
-  getTransportTracking: ['GET', '/trade/transports/{id}/tracking', 1],
+  getTransportTracking: ['GET', '/trade/transports/{id}/tracking', 33],
   getTransportTimeline: ['GET', '/trade/transports/{id}/timeline', 1],
   listComplaints: ['GET', '/trade/complaints', 1],
   createComplaint: ['POST', '/trade/complaints', 18],
