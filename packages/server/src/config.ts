@@ -81,6 +81,8 @@ export interface Config {
     requireHttps: boolean;
     pollIntervalMs: number;
     concurrency: number;
+    /** Keys that seal signing secrets at rest (modules/webhooks/secrets.ts): the first seals new ones. */
+    secretKeys: { id: string; key: string }[];
   };
   /**
    * Period of the fold of appended statistics rows into their totals (0: no background loop; the
@@ -95,6 +97,9 @@ export interface Config {
   /** Sandbox mode (`pnpm sandbox`): in-memory demo database, `POST /sandbox/reset` exists. Never in production. */
   sandbox: boolean;
 }
+
+/** Documented development key that seals webhook secrets when WEBHOOK_SECRET_KEYS is unset outside production. */
+export const DEV_WEBHOOK_SECRET_KEY = 'dev:0pYbdDsJcClQkn4/TFHB9tPvUu86lE54n4tP3Y+SXR0=';
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
 export const DEV_JWT_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
@@ -143,6 +148,7 @@ interface Env {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
   WEBHOOK_POLL_INTERVAL_MS: number;
   WEBHOOK_CONCURRENCY: number;
+  WEBHOOK_SECRET_KEYS?: string;
 }
 
 const schema = {
@@ -191,6 +197,7 @@ const schema = {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: { type: 'boolean', default: false },
     WEBHOOK_POLL_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
+    WEBHOOK_SECRET_KEYS: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=)*$' },
   },
 } as const;
 
@@ -207,7 +214,7 @@ interface EnvIssue {
 }
 
 /** Variables whose value is never printed (a wrong one may still be the real secret, mistyped). */
-const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD']);
+const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD', 'WEBHOOK_SECRET_KEYS']);
 /** Connection strings: printed without the password they may carry. */
 const URLS = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
 
@@ -251,6 +258,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = e.NODE_ENV === 'production';
   if (production && !e.JWT_SECRET) {
     throw new ConfigError('Configuration error: JWT_SECRET is required in production (at least 32 characters)');
+  }
+  if (production && !e.WEBHOOK_SECRET_KEYS) {
+    throw new ConfigError(
+      'Configuration error: WEBHOOK_SECRET_KEYS is required in production (kid:base64 of 32 random bytes, comma-separated)',
+    );
   }
   if (production && !e.DATABASE_URL && !e.ALLOW_EMBEDDED_DATABASE) {
     throw new ConfigError(
@@ -313,6 +325,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requireHttps: production,
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      secretKeys: (e.WEBHOOK_SECRET_KEYS ?? DEV_WEBHOOK_SECRET_KEY).split(',').map((entry) => {
+        const [id, key] = entry.split(':') as [string, string];
+        return { id, key };
+      }),
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   newSecret,
   updateSubscription,
 } from './repository.js';
+import { sealSecret } from '../../lib/webhook-secrets.js';
 import { checkTarget } from './targets.js';
 
 export type WebhookOps =
@@ -42,7 +43,7 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
       description: body.description ?? null,
       eventTypes: body.eventTypes,
       isActive: body.isActive ?? true,
-      secret,
+      sealed: sealSecret(secret, req.server.config.webhooks.secretKeys),
       createdBy: auth.userId,
     });
     await req.server.webhookEndpointsChanged();
@@ -73,7 +74,9 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
 
   async rotateWebhookSecret(req) {
     const secret = newSecret();
-    const row = await updateSubscription(req.server.db, req.params.id, { secret });
+    const row = await updateSubscription(req.server.db, req.params.id, {
+      sealed: sealSecret(secret, req.server.config.webhooks.secretKeys),
+    });
     if (!row) throw webhookNotFound(req.params.id);
     return { message: 'Webhook secret rotated', result: Object.assign(toSubscription(row), { secret }) };
   },
