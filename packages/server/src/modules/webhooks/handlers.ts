@@ -1,11 +1,12 @@
-import { notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
-import { caller } from '../../lib/identity.js';
+import { type AccessLevel, caller } from '../../lib/identity.js';
 import { toDelivery, toSubscription } from './mappers.js';
 import {
   deleteSubscription,
   findSubscription,
+  findSubscriptionOwner,
   insertSubscription,
   listDeliveries,
   listSubscriptions,
@@ -23,6 +24,9 @@ export type WebhookOps =
   | 'deleteWebhook'
   | 'rotateWebhookSecret'
   | 'listWebhookDeliveries';
+
+/** Besides an endpoint's creator, who may point it to another URL (its secret signs what goes there). */
+const URL_ADMIN_LEVELS: readonly AccessLevel[] = ['admin', 'super_admin'];
 
 const webhookNotFound = (id: number) => notFound.resource('webhook', id);
 
@@ -59,7 +63,19 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
   async updateWebhook(req) {
     const { id } = req.params;
     const body = req.body;
-    if (body.url !== undefined) await checkTarget(body.url, req.server.config.webhooks);
+    if (body.url !== undefined) {
+      const current = await findSubscriptionOwner(req.server.db, id);
+      if (!current) throw webhookNotFound(id);
+      const auth = caller(req);
+      if (body.url !== current.url && current.created_by !== auth.userId && !URL_ADMIN_LEVELS.includes(auth.accessLevel)) {
+        throw new AppError(
+          'FORBIDDEN',
+          { requiredRoles: [...URL_ADMIN_LEVELS] },
+          'Only its creator or an administrator may move a webhook endpoint',
+        );
+      }
+      await checkTarget(body.url, req.server.config.webhooks);
+    }
     const row = await updateSubscription(req.server.db, id, body);
     if (!row) throw webhookNotFound(id);
     await req.server.webhookEndpointsChanged();

@@ -25,6 +25,10 @@ export const subscriptionColumns = [
 export const listSubscriptions = (db: Db) =>
   db.selectFrom('webhook_subscriptions').select(subscriptionColumns).orderBy('created_at', 'desc').orderBy('id', 'desc');
 
+/** The endpoint's current URL and creator (who may move it: modules/webhooks/handlers.ts). */
+export const findSubscriptionOwner = (db: Db, id: number) =>
+  db.selectFrom('webhook_subscriptions').select(['url', 'created_by']).where('id', '=', id).executeTakeFirst();
+
 export const findSubscription = (db: Db, id: number) =>
   db.selectFrom('webhook_subscriptions').select(subscriptionColumns).where('id', '=', id).executeTakeFirst();
 
