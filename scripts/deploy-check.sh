@@ -27,6 +27,7 @@ echo "deploy folder: $(du -sh . | cut -f1), production dependencies only"
 port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 export NODE_ENV=production HOST=127.0.0.1 PORT="$port" LOG_LEVEL=warn
 export JWT_SECRET="deploy-check-secret-0123456789abcdef0123456789"
+export WEBHOOK_SECRET_KEYS="deploy-check:$(head -c 32 /dev/urandom | base64)"
 base="http://127.0.0.1:$port"
 
 echo "== production without DATABASE_URL refuses to start"

@@ -5548,7 +5548,8 @@ export interface paths {
          *     Errors:
          *     - 400: the id is not a positive integer.
          *     - 401: not authenticated.
-         *     - 403 `FORBIDDEN`: the role may not call this operation.
+         *     - 403 `FORBIDDEN`: the role may not call this operation, or a new `url` from a caller who neither
+         *       created the endpoint nor is an administrator.
          *     - 404 `RESOURCE_NOT_FOUND`: no such endpoint.
          */
         get: operations["getWebhook"];
@@ -5579,6 +5580,10 @@ export interface paths {
          *     its pending deliveries wait (their retry window of 3 days still runs); `isActive: true` resumes
          *     it and, for an endpoint the server disabled, clears `disabledAt`, `disabledReason` and
          *     `failingSince`. The secret does not change (see `rotateWebhookSecret`).
+         *
+         *     Design decision (who may move an endpoint): a new `url` (one that differs from the current one)
+         *     may be set only by the account that created the endpoint and by `admin` and `super_admin`
+         *     (403 `FORBIDDEN` with `requiredRoles` for others): the endpoint's secret signs what goes there.
          *
          *     Errors:
          *     - 400: a field breaks its rule, the body is empty, or the URL is not allowed.

@@ -89,6 +89,8 @@ export interface Config {
     requireHttps: boolean;
     pollIntervalMs: number;
     concurrency: number;
+    /** Keys that seal signing secrets at rest (modules/webhooks/secrets.ts): the first seals new ones. */
+    secretKeys: { id: string; key: string }[];
   };
   /**
    * Period of the fold of appended statistics rows into their totals (0: no background loop; the
@@ -111,6 +113,9 @@ export interface Config {
    */
   tracing: { enabled: boolean; serviceName: string };
 }
+
+/** Documented development key that seals webhook secrets when WEBHOOK_SECRET_KEYS is unset outside production. */
+export const DEV_WEBHOOK_SECRET_KEY = 'dev:0pYbdDsJcClQkn4/TFHB9tPvUu86lE54n4tP3Y+SXR0=';
 
 /** Documented development secret: used when JWT_SECRET is unset outside production. */
 export const DEV_JWT_SECRET = 'dev-only-secret-change-me-0123456789abcdef';
@@ -169,6 +174,7 @@ interface Env {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
   OTEL_SERVICE_NAME: string;
+  WEBHOOK_SECRET_KEYS?: string;
 }
 
 const schema = {
@@ -227,6 +233,7 @@ const schema = {
     OTEL_EXPORTER_OTLP_ENDPOINT: { type: 'string', pattern: '^https?://' },
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { type: 'string', pattern: '^https?://' },
     OTEL_SERVICE_NAME: { type: 'string', minLength: 1, default: 'transport-ops-api' },
+    WEBHOOK_SECRET_KEYS: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=)*$' },
   },
 } as const;
 
@@ -243,7 +250,7 @@ interface EnvIssue {
 }
 
 /** Variables whose value is never printed (a wrong one may still be the real secret, mistyped). */
-const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD', 'METRICS_TOKEN']);
+const SECRETS = new Set(['JWT_SECRET', 'ADMIN_PASSWORD', 'METRICS_TOKEN', 'WEBHOOK_SECRET_KEYS']);
 /** Connection strings: printed without the password they may carry. */
 const URLS = new Set(['DATABASE_URL', 'REDIS_URL', 'SMTP_URL']);
 
@@ -288,6 +295,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { sign
   // The database commands (`db:migrate`, `db:seed`, `admin:create`) sign no token: they run without it.
   if (production && !e.JWT_SECRET && options.signsTokens !== false) {
     throw new ConfigError('Configuration error: JWT_SECRET is required in production (at least 32 characters)');
+  }
+  if (production && !e.WEBHOOK_SECRET_KEYS) {
+    throw new ConfigError(
+      'Configuration error: WEBHOOK_SECRET_KEYS is required in production (kid:base64 of 32 random bytes, comma-separated)',
+    );
   }
   if (production && !e.DATABASE_URL && !e.ALLOW_EMBEDDED_DATABASE) {
     throw new ConfigError(
@@ -354,6 +366,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { sign
       requireHttps: production,
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      secretKeys: (e.WEBHOOK_SECRET_KEYS ?? DEV_WEBHOOK_SECRET_KEY).split(',').map((entry) => {
+        const [id, key] = entry.split(':') as [string, string];
+        return { id, key };
+      }),
     },
   };
 }

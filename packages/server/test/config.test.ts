@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseTrustProxy } from '../src/config.js';
 import { DataDirLocked, lockDataDir } from '../src/db/lock.js';
 
-const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), WEBHOOK_SECRET_KEYS: `k1:${'A'.repeat(43)}=` };
 
 describe('configuration', () => {
   it('reports every wrong variable on one line, with the rule and the accepted values', () => {

@@ -5,6 +5,7 @@ import { DataDirLocked } from './lock.js';
 import { migrateToLatest } from './migrate.js';
 import { seedDemoData } from './seed.js';
 import { seedReferenceData } from './seed-reference.js';
+import { sealStoredSecrets } from '../lib/webhook-secrets.js';
 
 /**
  * Operator commands on the database the configuration names:
@@ -44,6 +45,8 @@ try {
   }
   const applied = await migrateToLatest(db);
   console.log(applied.length > 0 ? `migrations applied: ${applied.join(', ')}` : 'migrations: none pending');
+  const sealed = await sealStoredSecrets(db, config.webhooks.secretKeys);
+  if (sealed > 0) console.log(`webhook secrets: ${sealed} sealed under key ${config.webhooks.secretKeys[0]!.id}`);
   const added = await seedReferenceData(db);
   console.log(added > 0 ? `reference data: ${added} rows added` : 'reference data already present');
   if (command === 'seed') {

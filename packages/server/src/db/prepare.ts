@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { disableDemoAccounts } from './demo-accounts.js';
 import { migrateToLatest } from './migrate.js';
+import { sealStoredSecrets } from '../lib/webhook-secrets.js';
 import type { Database } from './schema.js';
 import { seedDemoData } from './seed.js';
 import { seedReferenceData } from './seed-reference.js';
@@ -22,6 +23,8 @@ export async function prepareDatabase(db: Kysely<Database>, config: Config, log:
     const added = await seedReferenceData(db);
     if (added > 0) log(`reference data: ${added} rows added`);
   }
+  const sealed = await sealStoredSecrets(db, config.webhooks.secretKeys);
+  if (sealed > 0) log(`webhook secrets: ${sealed} sealed under key ${config.webhooks.secretKeys[0]!.id}`);
   if (config.seedDemoData && (await seedDemoData(db))) log('demo data seeded');
   if (config.nodeEnv === 'production') await disableDemoAccounts(db, log);
 }

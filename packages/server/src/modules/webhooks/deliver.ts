@@ -13,6 +13,7 @@ import {
   markFailed,
   notifyAdministrators,
 } from './repository.js';
+import { openSecret } from '../../lib/webhook-secrets.js';
 import { type AttemptOutcome, sendEvent } from './send.js';
 
 /** Deliveries are retried for this long after they were queued, then FAILED. */
@@ -68,7 +69,7 @@ export async function deliverDue(db: Db, options: DeliveryOptions): Promise<Deli
               'webhook.attempt': d.attempts,
             },
             async () => {
-              const outcome = await sendEvent(d.url, d.secret, d.event_public_id, d.body, options);
+              const outcome = await attempt(d, options);
               await record(db, d, outcome, options, round);
             },
           ),
@@ -78,6 +79,17 @@ export async function deliverDue(db: Db, options: DeliveryOptions): Promise<Deli
   };
   await Promise.all(Array.from({ length: lanes }, lane));
   return round;
+}
+
+/** One attempt: the secret is opened only to sign it (a key missing from the configuration fails the attempt). */
+function attempt(d: ClaimedDelivery, options: DeliveryOptions): Promise<AttemptOutcome> {
+  let secret: string;
+  try {
+    secret = openSecret(d.secret, d.secret_key_id, options.secretKeys);
+  } catch (error) {
+    return Promise.resolve({ ok: false, status: null, latencyMs: 0, error: (error as Error).message });
+  }
+  return sendEvent(d.url, secret, d.event_public_id, d.body, options);
 }
 
 async function record(db: Db, d: ClaimedDelivery, outcome: AttemptOutcome, options: DeliveryOptions, round: DeliveryRound) {

@@ -1,18 +1,20 @@
-import { notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
-import { caller } from '../../lib/identity.js';
+import { type AccessLevel, caller } from '../../lib/identity.js';
 import { audit, REDACTED } from '../../lib/audit.js';
 import { toDelivery, toSubscription } from './mappers.js';
 import {
   deleteSubscription,
   findSubscription,
+  findSubscriptionOwner,
   insertSubscription,
   listDeliveries,
   listSubscriptions,
   newSecret,
   updateSubscription,
 } from './repository.js';
+import { sealSecret } from '../../lib/webhook-secrets.js';
 import { checkTarget } from './targets.js';
 
 export type WebhookOps =
@@ -23,6 +25,9 @@ export type WebhookOps =
   | 'deleteWebhook'
   | 'rotateWebhookSecret'
   | 'listWebhookDeliveries';
+
+/** Besides an endpoint's creator, who may point it to another URL (its secret signs what goes there). */
+const URL_ADMIN_LEVELS: readonly AccessLevel[] = ['admin', 'super_admin'];
 
 const webhookNotFound = (id: number) => notFound.resource('webhook', id);
 
@@ -44,7 +49,7 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
         description: body.description ?? null,
         eventTypes: body.eventTypes,
         isActive: body.isActive ?? true,
-        secret,
+        sealed: sealSecret(secret, req.server.config.webhooks.secretKeys),
         createdBy: auth.userId,
       });
       const { url, description, eventTypes, isActive } = toSubscription(created);
@@ -68,7 +73,19 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
   async updateWebhook(req) {
     const { id } = req.params;
     const body = req.body;
-    if (body.url !== undefined) await checkTarget(body.url, req.server.config.webhooks);
+    if (body.url !== undefined) {
+      const current = await findSubscriptionOwner(req.server.db, id);
+      if (!current) throw webhookNotFound(id);
+      const auth = caller(req);
+      if (body.url !== current.url && current.created_by !== auth.userId && !URL_ADMIN_LEVELS.includes(auth.accessLevel)) {
+        throw new AppError(
+          'FORBIDDEN',
+          { requiredRoles: [...URL_ADMIN_LEVELS] },
+          'Only its creator or an administrator may move a webhook endpoint',
+        );
+      }
+      await checkTarget(body.url, req.server.config.webhooks);
+    }
     const row = await req.server.db.transaction().execute(async (trx) => {
       const current = await findSubscription(trx, id);
       const updated = current && (await updateSubscription(trx, id, body));
@@ -98,7 +115,7 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
     const secret = newSecret();
     const { id } = req.params;
     const row = await req.server.db.transaction().execute(async (trx) => {
-      const updated = await updateSubscription(trx, id, { secret });
+      const updated = await updateSubscription(trx, id, { sealed: sealSecret(secret, req.server.config.webhooks.secretKeys) });
       if (updated) {
         await audit(trx, req, {
           action: 'webhook.secret_rotated',

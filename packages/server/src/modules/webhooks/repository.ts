@@ -25,12 +25,23 @@ export const subscriptionColumns = [
 export const listSubscriptions = (db: Db) =>
   db.selectFrom('webhook_subscriptions').select(subscriptionColumns).orderBy('created_at', 'desc').orderBy('id', 'desc');
 
+/** The endpoint's current URL and creator (who may move it: modules/webhooks/handlers.ts). */
+export const findSubscriptionOwner = (db: Db, id: number) =>
+  db.selectFrom('webhook_subscriptions').select(['url', 'created_by']).where('id', '=', id).executeTakeFirst();
+
 export const findSubscription = (db: Db, id: number) =>
   db.selectFrom('webhook_subscriptions').select(subscriptionColumns).where('id', '=', id).executeTakeFirst();
 
 export const insertSubscription = (
   db: Db,
-  values: { url: string; description: string | null; eventTypes: EventType[]; isActive: boolean; secret: string; createdBy: number },
+  values: {
+    url: string;
+    description: string | null;
+    eventTypes: EventType[];
+    isActive: boolean;
+    sealed: { secret: string; secret_key_id: string };
+    createdBy: number;
+  },
 ) =>
   db
     .insertInto('webhook_subscriptions')
@@ -39,7 +50,8 @@ export const insertSubscription = (
       description: values.description,
       event_types: JSON.stringify(values.eventTypes),
       is_active: values.isActive,
-      secret: values.secret,
+      secret: values.sealed.secret,
+      secret_key_id: values.sealed.secret_key_id,
       created_by: values.createdBy,
     })
     .returning(subscriptionColumns)
@@ -48,13 +60,19 @@ export const insertSubscription = (
 export async function updateSubscription(
   db: Db,
   id: number,
-  changes: { url?: string; description?: string | null; eventTypes?: EventType[]; isActive?: boolean; secret?: string },
+  changes: {
+    url?: string;
+    description?: string | null;
+    eventTypes?: EventType[];
+    isActive?: boolean;
+    sealed?: { secret: string; secret_key_id: string };
+  },
 ) {
   const set: Record<string, unknown> = { updated_at: new Date() };
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.eventTypes !== undefined) set.event_types = JSON.stringify(changes.eventTypes);
-  if (changes.secret !== undefined) set.secret = changes.secret;
+  if (changes.sealed !== undefined) Object.assign(set, changes.sealed);
   if (changes.isActive !== undefined) {
     set.is_active = changes.isActive;
     // Enabled again by a person: the failure record starts over.
@@ -148,7 +166,9 @@ export interface ClaimedDelivery {
   created_at: Date;
   subscription_id: number;
   url: string;
+  /** Sealed (modules/webhooks/secrets.ts): opened only to sign. */
   secret: string;
+  secret_key_id: string | null;
   event_public_id: string;
   body: string;
   /** The endpoint had a run of failures when the delivery was claimed. */
@@ -184,7 +204,7 @@ export async function claimDue(db: Db, now: Date | null, leaseMs: number, batch:
       returning d.id, d.attempts, d.created_at, d.subscription_id, d.event_id,
         extract(epoch from (select now from clock) - due.due_at)::float8 as waited
     )
-    select c.id, c.attempts, c.created_at, c.subscription_id, s.url, s.secret, e.public_id as event_public_id,
+    select c.id, c.attempts, c.created_at, c.subscription_id, s.url, s.secret, s.secret_key_id, e.public_id as event_public_id,
       s.failing_since is not null as failing, c.waited,
       json_build_object('id', e.public_id, 'type', e.type,
         'occurredAt', to_char(e.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

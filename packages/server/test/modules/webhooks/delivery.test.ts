@@ -204,3 +204,23 @@ describe('who may manage webhooks and read events', () => {
     });
   });
 });
+
+describe('who may move a webhook endpoint', () => {
+  it('lets its creator and administrators change its URL, and refuses another supervisor', async () => {
+    const created = await t.call('createWebhook', {
+      token: await t.token('admin'),
+      body: { url: receiver.url, eventTypes: ['transport.created'] },
+    });
+    const id = created.body.result.id;
+    const moved = `${receiver.url}?moved=1`;
+    const bySupervisor = await t.call('updateWebhook', { token: await t.token('supervisor'), params: { id }, body: { url: moved } });
+    expectError(bySupervisor, 403, 'FORBIDDEN', { requiredRoles: ['admin', 'super_admin'] });
+    const row = await t.db.selectFrom('webhook_subscriptions').select('url').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.url).toBe(receiver.url);
+    // Other fields stay open to supervisors.
+    const paused = await t.call('updateWebhook', { token: await t.token('supervisor'), params: { id }, body: { isActive: false } });
+    expect(paused.body.result.isActive).toBe(false);
+    const byAdmin = await t.call('updateWebhook', { token: await t.token('admin'), params: { id }, body: { url: moved } });
+    expect(byAdmin.body.result.url).toBe(moved);
+  });
+});
