@@ -132,7 +132,16 @@ describe('inventory of the contract', () => {
 
   it('states the roles of every operation: public ones have an empty requirement, the others list role names', () => {
     const roles = new Set(['agent', 'team_manager', 'supervisor', 'admin', 'super_admin']);
-    const publicOps = new Set(['login', 'refreshToken', 'validateToken', 'getHealth', 'getReadiness', 'verifyCertificate', 'resetSandbox', 'getPublicTracking']);
+    const publicOps = new Set([
+      'login',
+      'refreshToken',
+      'validateToken',
+      'getHealth',
+      'getReadiness',
+      'verifyCertificate',
+      'resetSandbox',
+      'getPublicTracking',
+    ]);
     for (const { op, path } of operations) {
       expect(Array.isArray(op.security), op.operationId).toBe(true);
       if (publicOps.has(op.operationId)) {
