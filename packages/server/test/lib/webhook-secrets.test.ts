@@ -16,7 +16,7 @@ describe('webhook signing secrets at rest', () => {
     const token = await t.token('admin');
     const created = await t.call('createWebhook', { token, body: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['transport.created'] } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const secret = created.body.result.secret;
+    const secret = created.body.result.secret!;
     const row = await t.db
       .selectFrom('webhook_subscriptions')
       .selectAll()

@@ -31,7 +31,7 @@ describe('the audit log of partner API keys', () => {
     // A supervisor key changes a complaint: the entry names the key and its service account.
     const { id } = await fileComplaint(t, refs, 'agent');
     const moved = await t.call('changeComplaintStatus', {
-      headers: { 'x-api-key': key.key },
+      headers: { 'x-api-key': key.key! },
       params: { id },
       body: { status: 'IN_PROGRESS' },
     });
