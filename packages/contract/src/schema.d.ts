@@ -24662,7 +24662,15 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModified"];
-            400: components["responses"]["BadPath"];
+            /** @description The token is not of the form a link's token has (43 URL-safe characters). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No link has this token. */
             404: {
                 headers: {

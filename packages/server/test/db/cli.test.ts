@@ -10,7 +10,14 @@ describe('the migrate command', () => {
   it('runs in production without JWT_SECRET and lists every migration it applied, in order', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/db/cli.ts'), 'migrate'], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ALLOW_EMBEDDED_DATABASE: 'true', PGLITE_DATA_DIR: 'memory://' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        ALLOW_EMBEDDED_DATABASE: 'true',
+        PGLITE_DATA_DIR: 'memory://',
+        // It seals stored webhook secrets, so it needs their key (but no JWT_SECRET: it signs no token).
+        WEBHOOK_SECRET_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+      },
       encoding: 'utf8',
       timeout: 240_000,
     });

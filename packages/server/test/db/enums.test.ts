@@ -59,6 +59,7 @@ const expected: Record<string, string[]> = {
   // The picture types the avatar upload accepts (checked by their bytes), as the contract's description states.
   users_avatar_mime_check: ['image/jpeg', 'image/png', 'image/webp'],
   webhook_deliveries_status_check: enumValues('WebhookDeliveryStatus'),
+  transport_milestones_type_check: enumValues('TransportMilestoneType'),
   // The administrators' e-mails are internal to the server (not listed by the API).
   admin_notifications_status_check: ['QUEUED', 'SENT', 'FAILED'],
 };

@@ -25,6 +25,7 @@ const probes: Array<{ example: RegExp; request: (info: OperationInfo) => { url: 
   // `params/code must match pattern …`.
   { example: /^params\/code must match pattern/, request: (info) => ({ url: filled(info.path, { code: 'abc' }) }) },
   { example: /^params\/id must match pattern/, request: (info) => ({ url: filled(info.path, { id: 'abc' }) }) },
+  { example: /^params\/token must match pattern/, request: (info) => ({ url: filled(info.path, { token: 'abc' }) }) },
   // `headers/if-match must NOT have more than 1000 characters`.
   {
     example: /^headers\/if-match must NOT have more than (\d+) characters$/,
@@ -91,6 +92,10 @@ const heldElsewhere = [
   /^body\/userId must reference an account of level /,
   // A computed total above its bound (test/modules/transports/amount-bounds.test.ts).
   /^body\/totalProductValue \(productQuantity × averageUnitPrice when not sent\)/,
+  // Points of a position batch (nested array items) and the batch's time window: test/modules/tracking/positions.test.ts.
+  /^body\/positions[./]\d+[./]/,
+  // A milestone's complaint with another type (a rule of the handler): test/modules/tracking/milestones.test.ts.
+  /^body\/complaint is allowed only with type INCIDENT$/,
 ];
 
 /** A validation answer's messages: its list, or its map of field to rule (complaints) as `body/<field> <rule>`. */

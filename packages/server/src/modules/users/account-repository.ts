@@ -150,3 +150,9 @@ export const lockOtherActiveAccounts = (trx: Db, exceptUserId: number, levels: r
     .where('u.id', '!=', exceptUserId)
     .forUpdate('u')
     .execute();
+
+/** Whether the account is an API key's service account. */
+export async function isApiKeyAccount(db: Kysely<Database>, userId: number): Promise<boolean> {
+  const key = await db.selectFrom('api_keys').select('id').where('user_id', '=', userId).executeTakeFirst();
+  return key !== undefined;
+}

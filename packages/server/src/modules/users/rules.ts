@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError, ListError } from '../../http/errors.js';
 import { ACCESS_LEVELS, type AccessLevel, type AuthContext } from '../../lib/identity.js';
-import { lockOtherActiveAccounts } from './account-repository.js';
+import { isApiKeyAccount, lockOtherActiveAccounts } from './account-repository.js';
 import { passwordProblem } from '../../lib/password-policy.js';
 
 const rank = (level: AccessLevel) => ACCESS_LEVELS.indexOf(level);
@@ -29,8 +29,7 @@ const KEY_ADMIN_LEVELS: readonly AccessLevel[] = ['admin', 'super_admin'];
 /** 403 unless the caller may change the role of `userId` (an API key's service account needs an administrator). */
 export async function assertMayChangeRole(db: Kysely<Database>, auth: AuthContext, userId: number): Promise<void> {
   if (KEY_ADMIN_LEVELS.includes(auth.accessLevel)) return;
-  const key = await db.selectFrom('api_keys').select('id').where('user_id', '=', userId).executeTakeFirst();
-  if (key)
+  if (await isApiKeyAccount(db, userId))
     throw new AppError(
       'FORBIDDEN',
       { requiredRoles: [...KEY_ADMIN_LEVELS] },
