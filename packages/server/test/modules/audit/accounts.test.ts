@@ -166,7 +166,9 @@ describe('GET /admin/audit-log (listAuditLog)', () => {
 
   it('filters by actor, action and time, and pages on with a cursor', async () => {
     const admin = await t.token('admin');
-    const start = new Date(Date.now() - 1000).toISOString();
+    // From the database's clock, after every earlier test's entries (the suite's app is shared).
+    const { rows } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(t.db);
+    const start = new Date(rows[0]!.now).toISOString();
     const created = [await createUser(t), await createUser(t), await createUser(t)];
     const adminId = await userId(t, 'admin');
     const first = await t.call('listAuditLog', {
