@@ -11,7 +11,9 @@ const kB = 1024;
 const notInMain = ['standardwebhooks', '@stablelib', 'fast-sha256', 'openapi-react-query', '@tanstack', 'react'];
 const ENTRIES = [
   // openapi-fetch and the operation table included.
-  { name: '@transport-ops/sdk', file: 'index.js', budget: { minified: 26 * kB, gzipped: 8 * kB }, forbidden: notInMain },
+  // 27 kB: the operation table (method, path, flags of every operation) grew by the eleven tracking,
+  // delivery and audit operations (26.6 kB with them).
+  { name: '@transport-ops/sdk', file: 'index.js', budget: { minified: 27 * kB, gzipped: 8.5 * kB }, forbidden: notInMain },
   // standardwebhooks (pure JavaScript HMAC-SHA256 and base64) included.
   {
     name: '@transport-ops/sdk/webhooks',
