@@ -11251,7 +11251,9 @@ export interface components {
          * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
          *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
          *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-         *     the write is unconditional (the last write wins, as before this header existed). A list of
+         *     the write is unconditional (the last write wins, as before this header existed). A write that
+         *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+         *     §13.2.1); only one that would succeed gets 412. A list of
          *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
          *     "Conditional requests" in the introduction.
          *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -11346,7 +11348,8 @@ export interface components {
         /**
          * @description Strong entity tag of the resource's representation for the caller (a digest of it, quoted). It
          *     changes whenever anything in the representation changes. Send it back in `If-None-Match` (a
-         *     `GET`: 304 when unchanged) or `If-Match` (a write: 412 when changed).
+         *     `GET`: 304 when unchanged) or `If-Match` (a write: 412 when changed). On a `201`, the tag of the
+         *     created resource as its `GET` would send it to the creator.
          *     The example is illustrative: each resource has its own tag.
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
@@ -11768,6 +11771,7 @@ export interface operations {
             /** @description The transport is created with status `PENDING`. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11865,7 +11869,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -11921,7 +11927,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -12479,6 +12487,7 @@ export interface operations {
             /** @description The complaint was created with status `PENDING`. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12584,7 +12593,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -12648,7 +12659,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -12726,7 +12739,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13075,7 +13090,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13133,7 +13150,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13185,7 +13204,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13398,6 +13419,7 @@ export interface operations {
             /** @description The topic was created with its main message. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -13495,7 +13517,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13567,7 +13591,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13775,7 +13801,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13831,7 +13859,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -13909,6 +13939,7 @@ export interface operations {
             /** @description The message was posted. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -14014,7 +14045,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -14086,7 +14119,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -15509,6 +15544,7 @@ export interface operations {
             /** @description The administrator was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -15630,7 +15666,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -15702,7 +15740,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -16072,6 +16112,7 @@ export interface operations {
             /** @description The agent was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -16193,7 +16234,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -16265,7 +16308,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -16633,6 +16678,7 @@ export interface operations {
             /** @description The customer was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -16745,7 +16791,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -16817,7 +16865,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -17235,6 +17285,7 @@ export interface operations {
             /** @description The account was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -17356,7 +17407,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -17428,7 +17481,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -17654,7 +17709,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -17731,7 +17788,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -17912,7 +17971,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -18059,6 +18120,7 @@ export interface operations {
             /** @description The organization was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -18180,7 +18242,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -18252,7 +18316,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -18457,7 +18523,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -18521,7 +18589,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -18599,7 +18669,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -19202,7 +19274,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -19258,7 +19332,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20008,6 +20084,7 @@ export interface operations {
             /** @description The category was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -20104,7 +20181,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20168,7 +20247,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20246,7 +20327,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20378,6 +20461,7 @@ export interface operations {
             /** @description The complaint type was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -20474,7 +20558,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20538,7 +20624,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20616,7 +20704,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20756,6 +20846,7 @@ export interface operations {
             /** @description The role was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -20868,7 +20959,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -20940,7 +21033,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21026,7 +21121,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21179,6 +21276,7 @@ export interface operations {
             /** @description The tag was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -21275,7 +21373,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21339,7 +21439,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21417,7 +21519,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21551,6 +21655,7 @@ export interface operations {
             /** @description The vehicle type is created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -21647,7 +21752,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21711,7 +21818,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21789,7 +21898,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -21929,6 +22040,7 @@ export interface operations {
             /** @description The country was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -22041,7 +22153,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22113,7 +22227,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22199,7 +22315,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22349,6 +22467,7 @@ export interface operations {
             /** @description The state was created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -22470,7 +22589,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22542,7 +22663,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22628,7 +22751,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22782,6 +22907,7 @@ export interface operations {
             /** @description The announcement is created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -22879,7 +23005,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -22934,7 +23062,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -23278,6 +23408,7 @@ export interface operations {
             /** @description The tutorial is created. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -23375,7 +23506,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -23439,7 +23572,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -23583,6 +23718,7 @@ export interface operations {
             /** @description The endpoint, with its signing secret (shown this once). */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -23686,7 +23822,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches
@@ -23748,7 +23886,9 @@ export interface operations {
                  * @description Applies the write only if the resource is still as the caller read it: the `ETag` of its last
                  *     `GET` (or of the answer to the caller's last write of it), or `*` (the resource exists). When the
                  *     resource changed since, 412 `PRECONDITION_FAILED` and nothing is written. Optional: without it
-                 *     the write is unconditional (the last write wins, as before this header existed). A list of
+                 *     the write is unconditional (the last write wins, as before this header existed). A write that
+                 *     would fail without it (404, 403, ...) answers that failure whatever the tag (RFC 9110
+                 *     §13.2.1); only one that would succeed gets 412. A list of
                  *     tags (`"a", "b"`) passes when any of them matches; weak tags (`W/"..."`) never match. See
                  *     "Conditional requests" in the introduction.
                  *     The example is illustrative: send the `ETag` your own read returned (the example's tag matches

@@ -167,7 +167,7 @@ export function autocannon(
   target: string,
   s: Scenario | null,
   duration: number,
-  options: { tokens?: Map<string, string>; connections?: number } = {},
+  options: { tokens?: Map<string, string>; connections?: number; paths?: string[]; chainEtag?: boolean } = {},
 ): Promise<Run> {
   const headers: Record<string, string> = {};
   if (s && s.role !== 'anonymous') headers.authorization = `Bearer ${options.tokens?.get(s.role)}`;
@@ -182,6 +182,9 @@ export function autocannon(
     idReplacement: s?.headers !== undefined,
     method: s?.body ? s.method : 'GET',
     ...(s?.body ? { body: JSON.stringify(s.body) } : {}),
+    // Per connection (loader.mjs): a path of its own, the ETag of its previous answer as If-Match.
+    ...(options.paths ? { paths: options.paths } : {}),
+    ...(options.chainEtag ? { chainEtag: true } : {}),
   };
   return new Promise((resolve, reject) => {
     const id = nextId++;

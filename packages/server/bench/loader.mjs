@@ -4,9 +4,33 @@
 // wall-clock length (autocannon rounds its `duration` to 10 ms).
 import autocannon from 'autocannon';
 
+/**
+ * `paths` (several): each connection sends its requests to one of them, in turn. `chainEtag`: each
+ * connection sends as `If-Match` the `ETag` of its previous answer (`*` for its first request),
+ * as a client chaining conditional writes of its own resource does.
+ */
+function perConnection({ paths, chainEtag, ...options }) {
+  if (!paths && !chainEtag) return options;
+  let next = 0;
+  return Object.assign(options, {
+    requests: [
+      {
+        setupRequest(req, context) {
+          if (paths && context.path === undefined) context.path = paths[next++ % paths.length];
+          const headers = chainEtag ? Object.assign({}, req.headers, { 'if-match': context.etag ?? '*' }) : req.headers;
+          return Object.assign({}, req, { headers }, paths ? { path: context.path } : {});
+        },
+        onResponse(_status, _body, context, headers) {
+          if (chainEtag && headers.etag) context.etag = headers.etag;
+        },
+      },
+    ],
+  });
+}
+
 process.on('message', ({ id, options }) => {
   const started = process.hrtime.bigint();
-  autocannon(options, (error, result) => {
+  autocannon(perConnection(options), (error, result) => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (error) return process.send({ id, error: String(error) });
     process.send({

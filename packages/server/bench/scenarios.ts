@@ -4,7 +4,7 @@ export type Role = 'anonymous' | 'agent' | 'manager' | 'supervisor' | 'admin' | 
 export interface Scenario {
   name: string;
   role: Role;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   body?: unknown;
   /** Request headers; `[<id>]` in a value becomes a new UUID per request (autocannon's idReplacement). */

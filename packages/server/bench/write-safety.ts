@@ -1,31 +1,48 @@
 /**
- * `pnpm bench:write-safety`: what idempotency keys and conditional GETs cost the server, in CPU
- * per request, in one run. Starts the built server (`dist/server.js`) on a fresh database with
- * the demo data (a database of its own on the local PostgreSQL, BENCH_WRITE_DATABASE_URL, or the
- * embedded PGlite with BENCH_PGLITE=1), then loads, in alternation for BENCH_ROUNDS rounds
- * (default 6) of BENCH_SECONDS each (default 3) with BENCH_CONNECTIONS clients (default 4: /proc
- * counts CPU in 10 ms ticks, so a run needs many requests), the order rotated every round: `POST
- * /trade/transports` without and with an `Idempotency-Key` (a new UUID per request: each one is
- * claimed, run and stored), and `GET /trade/transports/{id}` plain (200) and conditional (304).
- * CPU per request is the server process's CPU time (Linux /proc) over the requests of a run;
- * the table gives the median over the rounds and the ratio of each pair. Writes the table to
+ * `pnpm bench:write-safety`: what idempotency keys and conditional requests cost, in one run.
+ * Starts the built server (`dist/server.js`) on a fresh database with the demo data, then loads,
+ * in alternation for BENCH_ROUNDS rounds (default 6) of BENCH_SECONDS each (default 3), the order
+ * rotated every round, at each client count of BENCH_CONNECTIONS (default `1,8`):
+ *
+ * - `POST /trade/transports` without and with an `Idempotency-Key` (a new UUID per request: each
+ *   one is claimed, run and stored with the transport);
+ * - `PATCH /trade/transports/{id}` without and with `If-Match` (each client its own transport, and
+ *   as `If-Match` the `ETag` of its previous answer: every write is checked and applied);
+ * - `GET /trade/transports/{id}` plain (200) and conditional (304).
+ *
+ * Time per request is the mean round trip of the closed loop (run length x clients / requests);
+ * CPU per request the server process's CPU time (Linux /proc) over the requests of a run. The
+ * table gives medians over the rounds and the ratio of each pair; it is written to
  * bench/results/write-safety.md.
+ *
+ * Where it runs (so that it can run beside other work): `--port N` / BENCH_PORT (default: a free
+ * port), `--database URL` / BENCH_WRITE_DATABASE_URL (a database of its own on a PostgreSQL server,
+ * dropped and created again; default `transport_ops_write_bench` on the local one), or
+ * `--pglite` / BENCH_PGLITE=1 (the embedded database, in memory).
  */
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { autocannon, cpuMs, freePort, machine, start, stopAll, waitFor } from './harness.js';
 import { type Scenario, writeScenarios } from './scenarios.js';
 import { serverUrl } from './target.js';
 
+const argv = process.argv.slice(2);
+const { values: flags } = parseArgs({
+  // `pnpm bench:write-safety -- --port 4100` passes the `--` on.
+  args: argv[0] === '--' ? argv.slice(1) : argv,
+  options: { port: { type: 'string' }, database: { type: 'string' }, pglite: { type: 'boolean' } },
+});
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
+const clientCounts = (process.env.BENCH_CONNECTIONS ?? '1,8').split(',').map(Number);
+const pglite = flags.pglite === true || process.env.BENCH_PGLITE === '1';
 const here = new URL('.', import.meta.url).pathname;
 
 async function database(): Promise<Record<string, string>> {
-  if (process.env.BENCH_PGLITE === '1') return { PGLITE_DATA_DIR: 'memory://' };
-  const url = process.env.BENCH_WRITE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/transport_ops_write_bench';
+  if (pglite) return { PGLITE_DATA_DIR: 'memory://' };
+  const url = flags.database ?? process.env.BENCH_WRITE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/transport_ops_write_bench';
   const admin = new pg.Client({ connectionString: serverUrl(url) });
   await admin.connect();
   const name = new URL(url).pathname.slice(1);
@@ -35,7 +52,7 @@ async function database(): Promise<Record<string, string>> {
   return { DATABASE_URL: url };
 }
 
-const port = await freePort();
+const port = Number(flags.port ?? process.env.BENCH_PORT ?? (await freePort()));
 const base = `http://127.0.0.1:${port}`;
 const server = start(['dist/server.js'], {
   ...(await database()),
@@ -49,6 +66,20 @@ const server = start(['dist/server.js'], {
   RATE_LIMIT_ADMIN: '1000000000',
   IDEMPOTENCY_SWEEP_INTERVAL_MS: '0',
 });
+
+/** A scenario and how its runs are made (a path per client, the ETag chained). */
+interface Load {
+  s: Scenario;
+  paths?: string[];
+  chainEtag?: boolean;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 try {
   await waitFor(base);
   const token = async (username: string) => {
@@ -64,68 +95,88 @@ try {
     ['supervisor', await token('supervisor')],
   ]);
   const [create, keyed] = writeScenarios();
-  const created = await fetch(`${base}/trade/transports`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get('agent')}` },
-    body: JSON.stringify(create!.body),
-  });
-  const id = ((await created.json()) as { result: { id: number } }).result.id;
-  const detail: Scenario = {
-    name: 'transport detail (200)',
-    role: 'supervisor',
-    method: 'GET',
-    path: `/trade/transports/${id}`,
+  const newTransport = async () => {
+    const created = await fetch(`${base}/trade/transports`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get('agent')}` },
+      body: JSON.stringify(create!.body),
+    });
+    return ((await created.json()) as { result: { id: number } }).result.id;
+  };
+  const id = await newTransport();
+  // One transport per client of the PATCH runs: a client's chained ETag is never another's.
+  const patchPaths: string[] = [];
+  for (let i = 0; i < Math.max(...clientCounts); i++) patchPaths.push(`/trade/transports/${await newTransport()}`);
+  const patch: Scenario = {
+    name: 'PATCH transport',
+    role: 'agent',
+    method: 'PATCH',
+    path: patchPaths[0]!,
+    body: { productQuantity: 25 },
     list: false,
+    noReplay: true,
   };
-  const conditional: Scenario = Object.assign({}, detail, {
-    name: 'transport detail, If-None-Match (304)',
-    headers: { 'if-none-match': '*' },
-  });
-  const list = [create!, keyed!, detail, conditional];
-  const samples = new Map<string, number[]>(list.map((s) => [s.name, []]));
-  const statuses = new Map<string, Set<string>>(list.map((s) => [s.name, new Set()]));
-  const totals = new Map<string, number>(list.map((s) => [s.name, 0]));
+  const detail: Scenario = { name: 'GET transport (200)', role: 'supervisor', method: 'GET', path: `/trade/transports/${id}`, list: false };
+  const loads: Load[] = [
+    { s: create! },
+    { s: keyed! },
+    { s: patch, paths: patchPaths },
+    { s: Object.assign({}, patch, { name: 'PATCH transport, If-Match (its last ETag)' }), paths: patchPaths, chainEtag: true },
+    { s: detail },
+    { s: Object.assign({}, detail, { name: 'GET transport, If-None-Match (304)', headers: { 'if-none-match': '*' } }) },
+  ];
 
-  const load = async (s: Scenario, duration: number) => {
-    const before = cpuMs(server.pid)!;
-    const run = await autocannon(`${base}${s.path}`, s, duration, { tokens, connections });
-    const cpu = cpuMs(server.pid)! - before;
-    return { run, perRequest: (cpu * 1000) / Math.max(1, run.requests.total) };
-  };
-  // Warm-up: every scenario once, so that the first measured does not pay for compiling shared code.
-  for (const s of list) await load(s, 2);
-  for (let round = 0; round < rounds; round++) {
-    const order = list.map((_, i) => list[(i + round) % list.length]!);
-    for (const s of order) {
-      const { run, perRequest } = await load(s, seconds);
-      samples.get(s.name)!.push(perRequest);
-      totals.set(s.name, (totals.get(s.name) ?? 0) + run.requests.total);
-      statuses.get(s.name)!.add(run.non2xx > 0 ? `${run.non2xx} non-2xx` : '2xx');
+  const sections: string[] = [];
+  for (const connections of clientCounts) {
+    const time = new Map<string, number[]>(loads.map((l) => [l.s.name, []]));
+    const cpu = new Map<string, number[]>(loads.map((l) => [l.s.name, []]));
+    const totals = new Map<string, number>(loads.map((l) => [l.s.name, 0]));
+    const failures = new Map<string, number>(loads.map((l) => [l.s.name, 0]));
+    const run = async (l: Load, duration: number) => {
+      const before = cpuMs(server.pid)!;
+      const out = await autocannon(`${base}${l.s.path}`, l.s, duration, { tokens, connections, paths: l.paths, chainEtag: l.chainEtag });
+      const used = cpuMs(server.pid)! - before;
+      const n = Math.max(1, out.requests.total);
+      return { out, cpuUs: (used * 1000) / n, timeMs: (out.duration * 1000 * connections) / n };
+    };
+    // Warm-up: every scenario once, so that the first measured does not pay for compiling shared code.
+    for (const l of loads) await run(l, 2);
+    for (let round = 0; round < rounds; round++) {
+      const order = loads.map((_, i) => loads[(i + round) % loads.length]!);
+      for (const l of order) {
+        const { out, cpuUs, timeMs } = await run(l, seconds);
+        time.get(l.s.name)!.push(timeMs);
+        cpu.get(l.s.name)!.push(cpuUs);
+        totals.set(l.s.name, totals.get(l.s.name)! + out.requests.total);
+        // A 304 is the expected answer of the conditional GET; anything else not 2xx is a failure.
+        if (!l.s.headers?.['if-none-match']) failures.set(l.s.name, failures.get(l.s.name)! + out.non2xx + out.errors);
+      }
     }
+    const ratio = (a: Load, b: Load, of: Map<string, number[]>) => (median(of.get(b.s.name)!) / median(of.get(a.s.name)!)).toFixed(2);
+    const [c, k, p, pc, g, gc] = loads as [Load, Load, Load, Load, Load, Load];
+    sections.push(
+      [
+        `### ${connections} connection${connections > 1 ? 's' : ''}`,
+        '',
+        '| scenario | ms/request (median) | rounds min-max | CPU µs/request (median) | requests | not 2xx |',
+        '|---|--:|--:|--:|--:|--:|',
+        ...loads.map((l) => {
+          const t = time.get(l.s.name)!;
+          return `| ${l.s.name} | ${median(t).toFixed(2)} | ${Math.min(...t).toFixed(2)}-${Math.max(...t).toFixed(2)} | ${median(cpu.get(l.s.name)!).toFixed(0)} | ${totals.get(l.s.name)} | ${failures.get(l.s.name)} |`;
+        }),
+        '',
+        `Time per request, key / no key: **${ratio(c, k, time)}x** (CPU ${ratio(c, k, cpu)}x); PATCH with If-Match / without: **${ratio(p, pc, time)}x** (CPU ${ratio(p, pc, cpu)}x); GET 304 / 200: ${ratio(g, gc, time)}x (CPU ${ratio(g, gc, cpu)}x).`,
+      ].join('\n'),
+    );
   }
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  };
-  const row = (s: Scenario) => {
-    const values = samples.get(s.name)!;
-    return `| ${s.name} | ${median(values).toFixed(0)} | ${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)} | ${totals.get(s.name)} |`;
-  };
-  const ratio = (a: Scenario, b: Scenario) => (median(samples.get(b.name)!) / median(samples.get(a.name)!)).toFixed(2);
   const table = [
-    `Server CPU per request (µs), median of ${rounds} rounds of ${seconds} s, ${connections} connections; ${machine()};`,
-    `database: ${process.env.BENCH_PGLITE === '1' ? 'PGlite (memory)' : 'PostgreSQL'}; load average at the end ${loadavg()[0]!.toFixed(1)}.`,
+    `Median of ${rounds} alternated rounds of ${seconds} s per scenario; ${machine()};`,
+    `database: ${pglite ? 'PGlite (memory)' : 'PostgreSQL'}; load average at the end ${loadavg()[0]!.toFixed(1)}.`,
     '',
-    '| scenario | CPU µs/request (median) | rounds min-max | requests |',
-    '|---|---|---|---|',
-    ...list.map(row),
-    '',
-    `With an idempotency key / without: ${ratio(create!, keyed!)}. Conditional GET (304) / plain GET (200): ${ratio(detail, conditional)}.`,
-    `304 answers (non-2xx) per run: ${[...statuses.get(conditional.name)!].join(', ')}.`,
+    ...sections.flatMap((s) => [s, '']),
   ].join('\n');
   console.log(table);
-  writeFileSync(`${here}results/write-safety.md`, `${table}\n`);
+  writeFileSync(`${here}results/write-safety.md`, table);
 } finally {
   stopAll();
 }

@@ -16,7 +16,7 @@ import { createRedis, untilReady } from './lib/redis.js';
 import corsPolicy from './plugins/cors.js';
 import { createSessionGuard, type SessionGuard } from './modules/auth/sessions.js';
 import { registerJwt, type Tokens } from './modules/auth/tokens.js';
-import { handlers } from './modules/index.js';
+import { handlers, representations } from './modules/index.js';
 import attachmentSweeper from './modules/complaints/attachment-sweeper.js';
 import outboxWorker from './modules/notifications/worker.js';
 import webhookWorker from './modules/webhooks/worker.js';
@@ -159,7 +159,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(uploads);
   await app.register(fileStore);
   // After security and uploads: the caller is known and the body read when a key is claimed.
-  await app.register(writeSafety);
+  await app.register(writeSafety, { representations });
   await app.register(docs);
   await app.register(trackingPage);
   await app.register(outboxWorker);

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listOperations, type OpenApiDocument } from '../contract.js';
 import type { FileResult, Handlers } from './handlers.js';
 import { sharedBody } from './shared-results.js';
-import { answerUnderKey, finishAnswer, type JsonAnswer } from './write-safety/answer.js';
+import { answerInTransaction, finishAnswer, inTransaction, type JsonAnswer } from './write-safety/answer.js';
 import { policies } from './write-safety/plugin.js';
 
 type RouteHandler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -61,7 +61,7 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
       return { code, body };
     };
     service[operationId] = async (req, reply) => {
-      if (policy && req.idempotency) return answerUnderKey(req, reply, policy, () => run(req, reply));
+      if (policy && inTransaction(req, policy)) return answerInTransaction(req, reply, policy, () => run(req, reply));
       const answer = await run(req, reply);
       if (!answer) return reply;
       if (policy) return finishAnswer(req, reply, policy, answer);

@@ -1,3 +1,24 @@
+import type { Representations } from '../http/write-safety/representations.js';
+import { actorRepresentations } from './actors/handlers.js';
+import { adminAnnouncementRepresentations } from './announcements/admin-handlers.js';
+import { profileRepresentations } from './auth/handlers.js';
+import { categoriesRepresentations } from './categories/handlers.js';
+import { complaintTypesRepresentations } from './complaint-types/handlers.js';
+import { adminComplaintRepresentations } from './complaints/admin-handlers.js';
+import { tradeComplaintRepresentations } from './complaints/trade-handlers.js';
+import { messageRepresentations } from './forum/message-handlers.js';
+import { topicRepresentations } from './forum/topic-handlers.js';
+import { geographyRepresentations } from './geography/handlers.js';
+import { organizationRepresentations } from './organizations/handlers.js';
+import { rolesRepresentations } from './roles/handlers.js';
+import { tagsRepresentations } from './tags/handlers.js';
+import { adminTransportRepresentations } from './transports/admin-handlers.js';
+import { tradeTransportRepresentations } from './transports/trade-handlers.js';
+import { adminTutorialRepresentations } from './tutorials/admin-handlers.js';
+import { accountRepresentations } from './users/account-handlers.js';
+import { sessionRepresentations } from './users/session-handlers.js';
+import { vehicleTypesRepresentations } from './vehicle-types/handlers.js';
+import { webhookRepresentations } from './webhooks/handlers.js';
 import type { Handlers } from '../http/handlers.js';
 import { actorHandlers } from './actors/handlers.js';
 import { announcementHandlers } from './announcements/handlers.js';
@@ -59,4 +80,33 @@ export const handlers: Handlers = Object.assign(
   trackingHandlers,
   deliveryHandlers,
   publicTrackingHandlers,
+);
+
+/**
+ * The representation of every resource that conditional writes change or creates answer with
+ * its ETag (http/write-safety/representations.ts): the function its GET answers with. The
+ * write-safety plugin refuses to start when one it needs is missing.
+ */
+export const representations: Representations = Object.assign(
+  {},
+  actorRepresentations,
+  adminAnnouncementRepresentations,
+  profileRepresentations,
+  categoriesRepresentations,
+  complaintTypesRepresentations,
+  adminComplaintRepresentations,
+  tradeComplaintRepresentations,
+  messageRepresentations,
+  topicRepresentations,
+  geographyRepresentations,
+  organizationRepresentations,
+  rolesRepresentations,
+  tagsRepresentations,
+  adminTransportRepresentations,
+  tradeTransportRepresentations,
+  adminTutorialRepresentations,
+  accountRepresentations,
+  sessionRepresentations,
+  vehicleTypesRepresentations,
+  webhookRepresentations,
 );

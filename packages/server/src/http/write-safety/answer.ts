@@ -3,7 +3,7 @@ import { inRequestTransaction } from '../../db/request-transaction.js';
 import type { StoredHeaders } from '../../db/schema.js';
 import { AppError } from '../errors.js';
 import { etagOf, tagMatches, type WritePolicy } from './policy.js';
-import { currentEtag, resourcePath } from './preconditions.js';
+import { ifMatchOf, underPrecondition } from './preconditions.js';
 import { storeAnswer } from './repository.js';
 
 /** Response headers kept with a stored answer. */
@@ -26,9 +26,16 @@ export interface JsonAnswer {
   body: string;
 }
 
+/** The new resource's id in a create's answer. */
+function createdId(body: string): number | undefined {
+  const id = (JSON.parse(body) as { result?: { id?: unknown } | null }).result?.id;
+  return typeof id === 'number' ? id : undefined;
+}
+
 /**
  * The headers of a JSON success of an operation that takes part: its ETag, the resource's new
- * ETag after a write. Returns true when the answer is a 304 (`If-None-Match` names the tag).
+ * ETag after a write, the new resource's ETag after a create (so its first conditional write
+ * needs no GET). Returns true when the answer is a 304 (`If-None-Match` names the tag).
  */
 async function answerHeaders(req: FastifyRequest, reply: FastifyReply, policy: WritePolicy, body: string): Promise<boolean> {
   if (policy.etag) {
@@ -43,8 +50,20 @@ async function answerHeaders(req: FastifyRequest, reply: FastifyReply, policy: W
     const etag = write.representation
       ? etagOf(body)
       : req.headers['if-match']
-        ? await currentEtag(req, resourcePath(write.resource, req.params))
+        ? await req.server.resourceKinds.currentEtag(req, reply, write.resource)
         : null;
+    if (etag) reply.header('etag', etag);
+  }
+  const created = policy.creates;
+  if (created && reply.statusCode === 201) {
+    let etag: string | null = null;
+    if (created.representation) etag = etagOf(body);
+    else {
+      const id = createdId(body);
+      // The GET's representation read as the creator (the same caller) with the new id.
+      const as = Object.create(req, { params: { value: { id } } }) as FastifyRequest;
+      if (id !== undefined) etag = await req.server.resourceKinds.currentEtag(as, reply, created.resource);
+    }
     if (etag) reply.header('etag', etag);
   }
   return false;
@@ -61,21 +80,28 @@ export async function finishAnswer(
   return reply.type('application/json; charset=utf-8').send(answer.body);
 }
 
+/** Whether the request runs in a request transaction of its own (a key, or a precondition to check). */
+export const inTransaction = (req: FastifyRequest, policy: WritePolicy): boolean =>
+  req.idempotency !== null || ifMatchOf(req, policy.conditional) !== null;
+
 /**
- * Runs an operation under the request's `Idempotency-Key` in one request transaction (see
- * db/request-transaction.ts): the handler's rows, then its answer stored under the key, then
- * COMMIT. Whatever fails after that COMMIT (the answer never reaching the client), a retry finds
- * the answer; whatever fails before it, nothing was written and a retry runs the request again.
+ * Runs an operation under the request's `Idempotency-Key` and/or its `If-Match`, in one request
+ * transaction (see db/request-transaction.ts): the precondition's lock and check (preconditions.ts),
+ * the handler's rows, then its answer stored under the key, then COMMIT. Whatever fails after
+ * that COMMIT (the answer never reaching the client), a retry finds the answer; whatever fails
+ * before it, nothing was written and a retry runs the request again.
  * `run` answers a file itself (returns undefined): no operation under a key does.
  */
-export async function answerUnderKey(
+export async function answerInTransaction(
   req: FastifyRequest,
   reply: FastifyReply,
   policy: WritePolicy,
   run: () => Promise<JsonAnswer | undefined>,
 ): Promise<FastifyReply> {
-  const claim = req.idempotency!;
-  const { value: answer, tx } = await inRequestTransaction(run);
+  const claim = req.idempotency;
+  const ifMatch = ifMatchOf(req, policy.conditional);
+  const work = ifMatch === null ? run : () => underPrecondition(req, reply, policy.conditional!, ifMatch, run);
+  const { value: answer, tx } = await inRequestTransaction(work);
   if (!answer) {
     await tx.commit();
     return reply;
@@ -84,6 +110,7 @@ export async function answerUnderKey(
   try {
     await tx.run(async () => {
       await answerHeaders(req, reply, policy, answer.body);
+      if (!claim) return;
       const headers: StoredHeaders = { 'content-type': 'application/json; charset=utf-8' };
       for (const name of KEPT_HEADERS) {
         const value = reply.getHeader(name);
@@ -99,6 +126,6 @@ export async function answerUnderKey(
     throw error;
   }
   await tx.commit();
-  req.idempotencyOutcome = 'stored';
+  if (claim) req.idempotencyOutcome = 'stored';
   return reply.type('application/json; charset=utf-8').send(answer.body);
 }

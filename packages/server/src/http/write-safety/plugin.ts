@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import type { OperationId } from '../handlers.js';
 import { hookList } from '../route-hooks.js';
 import { claimOrAnswer, releaseReservation, reserveKey } from './keys.js';
 import { writePolicies } from './policy.js';
-import { conditional, releaseHeldLock } from './preconditions.js';
+import { ResourceKinds, type Representations } from './representations.js';
 import { freeKey, type KeyClaim, storeAnswer } from './repository.js';
 
 declare module 'fastify' {
@@ -14,6 +15,10 @@ declare module 'fastify' {
     idempotencyOutcome: 'stored' | null;
     /** The mark of the request's key as running in this process (keys.ts). */
     keyReservation: string | null;
+  }
+  interface FastifyInstance {
+    /** The resources whose ETag conditional writes and creates compute (representations.ts). */
+    resourceKinds: ResourceKinds;
   }
 }
 
@@ -55,23 +60,44 @@ async function settleKey(req: FastifyRequest, reply: FastifyReply, payload: unkn
   }
 }
 
+/** The resource GETs (template -> operationId) whose representation the writes need. */
+const resourceGets = new Map<string, OperationId>();
+for (const policy of policies.values()) {
+  if (policy.conditional) resourceGets.set(policy.conditional.resource, policy.conditional.get as OperationId);
+  if (policy.creates && !policy.creates.representation) resourceGets.set(policy.creates.resource, policy.creates.get as OperationId);
+}
+
+/** The schema a route's 200 JSON answer is serialized with (Fastify's two forms of `response`). */
+function okSchema(route: { schema?: unknown }): object | undefined {
+  const responses = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+  const ok = (responses?.['200'] ?? responses?.[200 as unknown as string]) as { content?: Record<string, { schema?: object }> } | undefined;
+  return ok?.content?.['application/json']?.schema ?? ok;
+}
+
 /**
  * Idempotent retries and conditional writes (the contract's introduction states the rules):
  * hooks on the routes of the operations that take part, driven by the contract. The operation
- * itself runs under its key in answer.ts, called by the binding.
+ * itself runs under its key and its precondition in answer.ts, called by the binding; the
+ * representations of the resources (`options.representations`) are the modules'.
  */
-export default fp(async function writeSafety(app: FastifyInstance) {
+export default fp(async function writeSafety(app: FastifyInstance, options: { representations: Representations }) {
   app.decorateRequest('idempotency', null);
   app.decorateRequest('idempotencyOutcome', null);
   app.decorateRequest('keyReservation', null);
-  app.decorateRequest('resourceLock', null);
   app.decorateRequest('countUnlessNotModified', false);
+  const kinds = new ResourceKinds(options.representations, resourceGets);
+  app.decorate('resourceKinds', kinds);
+  app.addHook('onReady', async () => {
+    const unbound = kinds.unbound();
+    if (unbound.length > 0) throw new Error(`resource GETs without a route: ${unbound.join(', ')}`);
+  });
   const count = app.createRateLimit();
 
   app.addHook('onRoute', (route) => {
     const operationId = (route.schema as { operationId?: string } | undefined)?.operationId;
     const policy = operationId === undefined ? undefined : policies.get(operationId);
     if (!policy || route.method === 'HEAD') return;
+    if (route.method === 'GET') kinds.routeAdded(operationId!, okSchema(route));
     if (policy.etag) {
       route.onResponse = [
         ...hookList(route.onResponse),
@@ -80,31 +106,24 @@ export default fp(async function writeSafety(app: FastifyInstance) {
         },
       ];
     }
-    if (!policy.idempotent && !policy.conditional) return;
-    const template = policy.conditional?.resource;
-    if (policy.idempotent) {
-      // After identification and the role check: a refused request never marks its key.
-      const reserve: onRequestHookHandler = (req, _reply, done) => {
-        const key = req.headers['idempotency-key'];
-        if (typeof key !== 'string' || !req.auth) return done();
-        try {
-          req.keyReservation = reserveKey(req, key);
-        } catch (error) {
-          return done(error as Error);
-        }
-        done();
-      };
-      route.onRequest = [...hookList(route.onRequest), reserve];
-    }
-    const check: preHandlerAsyncHookHandler = async (req, reply) => {
-      if (policy.idempotent) {
-        if (!req.keyReservation) return undefined;
-        const outcome = await claimOrAnswer(req, reply, operationId!);
-        if (!('holder' in outcome)) return reply;
-        req.idempotency = outcome;
-        return undefined;
+    if (!policy.idempotent) return;
+    // After identification and the role check: a refused request never marks its key.
+    const reserve: onRequestHookHandler = (req, _reply, done) => {
+      const key = req.headers['idempotency-key'];
+      if (typeof key !== 'string' || !req.auth) return done();
+      try {
+        req.keyReservation = reserveKey(req, key);
+      } catch (error) {
+        return done(error as Error);
       }
-      if (template) await conditional(req, template);
+      done();
+    };
+    route.onRequest = [...hookList(route.onRequest), reserve];
+    const check: preHandlerAsyncHookHandler = async (req, reply) => {
+      if (!req.keyReservation) return undefined;
+      const outcome = await claimOrAnswer(req, reply, operationId!);
+      if (!('holder' in outcome)) return reply;
+      req.idempotency = outcome;
       return undefined;
     };
     route.preHandler = [...hookList(route.preHandler), check];
@@ -112,19 +131,10 @@ export default fp(async function writeSafety(app: FastifyInstance) {
       ...hookList(route.onSend),
       async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
         await settleKey(req, reply, payload);
-        // The write is over (committed or not): the lease ends before the answer leaves, so the
-        // client's next conditional write never waits for it.
-        await releaseHeldLock(req);
         return payload;
       },
     ];
-    // A request that never reached its answer (the client went away) still ends its key and lease.
-    route.onResponse = [
-      ...hookList(route.onResponse),
-      async (req: FastifyRequest, reply: FastifyReply) => {
-        await settleKey(req, reply, null);
-        await releaseHeldLock(req);
-      },
-    ];
+    // A request that never reached its answer (the client went away) still ends its key.
+    route.onResponse = [...hookList(route.onResponse), async (req: FastifyRequest, reply: FastifyReply) => settleKey(req, reply, null)];
   });
 });

@@ -13,10 +13,22 @@ import { listOperations, loadContract, type OpenApiDocument, type OperationObjec
 export interface Conditional {
   /** The path template of the resource's GET (`/trade/transports/{id}`). */
   resource: string;
+  /** The operationId of that GET (its representation is the modules' registered function). */
+  get: string;
   /** The write's answer is the resource's representation (its ETag comes from the answer itself). */
   representation: boolean;
   /** A DELETE of the resource itself: no ETag after it. */
   removes: boolean;
+}
+
+/** A create whose new resource has a GET that sends an ETag: its 201 carries that ETag. */
+export interface Creates {
+  /** The path template of the new resource's GET (`/trade/transports/{id}`). */
+  resource: string;
+  /** The operationId of that GET. */
+  get: string;
+  /** The 201's `result` is the GET's representation (its ETag comes from the answer itself). */
+  representation: boolean;
 }
 
 export interface WritePolicy {
@@ -25,6 +37,7 @@ export interface WritePolicy {
   redacts: string[];
   etag: boolean;
   conditional: Conditional | null;
+  creates: Creates | null;
 }
 
 type Json = Record<string, any>;
@@ -75,13 +88,24 @@ export function writePolicies(doc: OpenApiDocument = loadContract()): Map<string
       const own = resultSchema(doc, operation);
       conditional = {
         resource,
+        get: get.operationId,
         representation: own !== undefined && own === resultSchema(doc, get),
         removes: method === 'delete' && resource === path,
       };
     }
+    let creates: Creates | null = null;
+    const created = gets.get(`${path}/{id}`);
+    if (method === 'post' && created && '201' in (operation.responses as Json) && headerNames(doc, created).has('if-none-match')) {
+      const own = resultSchema(doc, operation);
+      creates = {
+        resource: `${path}/{id}`,
+        get: created.operationId,
+        representation: own !== undefined && own === resultSchema(doc, created),
+      };
+    }
     const redacts = (operation['x-replay-redacts'] as string[] | undefined) ?? [];
-    const policy = { idempotent: headers.has('idempotency-key'), redacts, etag: headers.has('if-none-match'), conditional };
-    if (policy.idempotent || policy.etag || policy.conditional) table.set(operation.operationId, policy);
+    const policy = { idempotent: headers.has('idempotency-key'), redacts, etag: headers.has('if-none-match'), conditional, creates };
+    if (policy.idempotent || policy.etag || policy.conditional || policy.creates) table.set(operation.operationId, policy);
   }
   return table;
 }

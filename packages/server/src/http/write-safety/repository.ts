@@ -161,28 +161,16 @@ export async function deleteExpiredKeys(db: Db, now: Date, limit: number): Promi
     delete from idempotency_keys where ctid = any(array(
       select ctid from idempotency_keys where expires_at < ${now} order by expires_at limit ${limit}))
     returning key`.execute(db);
+  // Leases an earlier version took on resources (conditional writes now lock in their transaction).
   await db.deleteFrom('resource_locks').where('locked_until', '<', now).execute();
   return rows.length;
 }
 
 /**
- * Takes the lease on `resource` for `holder` until the lease ends (a holder that died loses it
- * then): true when taken, false when another holder has it.
+ * Locks `resource` (its path) until the request transaction ends: conditional writes of one
+ * resource run one after the other between their check and their COMMIT. A transaction-scoped
+ * advisory lock: nothing to release, nothing left behind by a process that died.
  */
-export async function takeLock(db: Db, resource: string, holder: string, leaseMs: number): Promise<boolean> {
-  const lockedUntil = sql<Date>`now() + ${sql.lit(leaseMs)} * interval '1 millisecond'`;
-  const row = await db
-    .insertInto('resource_locks')
-    .values({ resource, holder, locked_until: lockedUntil })
-    .onConflict((oc) =>
-      oc.column('resource').doUpdateSet({ holder, locked_until: lockedUntil }).where('resource_locks.locked_until', '<', sql<Date>`now()`),
-    )
-    .returning('holder')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Ends `holder`'s lease on `resource`. */
-export async function releaseLock(db: Db, resource: string, holder: string): Promise<void> {
-  await db.deleteFrom('resource_locks').where('resource', '=', resource).where('holder', '=', holder).execute();
+export async function lockResource(db: Db, resource: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${resource}, 0))`.execute(db);
 }

@@ -149,6 +149,12 @@ export function familyHandlers<R>(family: Family<R>) {
     SELF_ACTION_FORBIDDEN: (id) => `${label} ${id} is your own actor`,
   };
 
+  async function representation(req: IdRequest): Promise<R> {
+    const row = await repo.findActor(req.server.db, role, req.params.id, readScope(caller(req)));
+    if (!row) throw notFound(req.params.id);
+    return family.toResult(row);
+  }
+
   return {
     async list(req: ListRequest): Promise<{ message: string; result: { data: R[]; meta: PageMeta } }> {
       const auth = caller(req);
@@ -172,10 +178,11 @@ export function familyHandlers<R>(family: Family<R>) {
       };
     },
 
+    /** The actor as its GET answers it (write-safety/representations.ts). */
+    representation,
+
     async get(req: IdRequest): Promise<{ message: string; result: R }> {
-      const row = await repo.findActor(req.server.db, role, req.params.id, readScope(caller(req)));
-      if (!row) throw notFound(req.params.id);
-      return { message: `${label} retrieved`, result: family.toResult(row) };
+      return { message: `${label} retrieved`, result: await representation(req) };
     },
 
     async create(req: CreateRequest): Promise<{ message: string; result: R }> {

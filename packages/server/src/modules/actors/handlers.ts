@@ -3,6 +3,7 @@ import { caller } from '../../lib/identity.js';
 import { familyHandlers } from './family.js';
 import { toActor, toCustomer } from './mappers.js';
 import { actorStats } from './stats-repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 const admins = familyHandlers({
   role: 'ADMIN',
@@ -96,4 +97,11 @@ export const actorHandlers: ModuleHandlers<ActorOperation> = {
     const { days = 30, top = 5 } = req.query;
     return { message: 'Actor statistics retrieved', result: await actorStats(req.server.db, caller(req), days, top) };
   },
+};
+
+/** The representations of the actors (write-safety/representations.ts). */
+export const actorRepresentations: ModuleRepresentations<'getAdminById' | 'getAgentById' | 'getCustomerById'> = {
+  getAdminById: admins.representation,
+  getAgentById: agents.representation,
+  getCustomerById: customers.representation,
 };

@@ -26,6 +26,7 @@ import { findAnnouncement } from './repository.js';
 import { announcementNotFound } from './rules.js';
 import { stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel } from '../../lib/identity.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 type S = components['schemas'];
 
@@ -225,7 +226,7 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
   },
 
   async getAdminAnnouncementById(req) {
-    return { message: 'Announcement retrieved successfully', result: await adminView(req.server.db, req.params.id, new Date()) };
+    return { message: 'Announcement retrieved successfully', result: await adminAnnouncementRepresentations.getAdminAnnouncementById(req) };
   },
 
   async updateAnnouncement(req) {
@@ -306,5 +307,12 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
     }
     if (processed.length > 0) await invalidateAnnouncementCaches(req.server);
     return { message: 'Bulk action completed', result: { action, processed, failed } };
+  },
+};
+
+/** The announcement as its administration GET answers it (write-safety/representations.ts). */
+export const adminAnnouncementRepresentations: ModuleRepresentations<'getAdminAnnouncementById'> = {
+  async getAdminAnnouncementById(req) {
+    return adminView(req.server.db, req.params.id, new Date());
   },
 };

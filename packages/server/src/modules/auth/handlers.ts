@@ -16,6 +16,7 @@ import {
   touchSession,
   usableSession,
 } from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 // Verifying against a fixed hash when the user does not exist keeps the timing of both failures
 // alike (made at the first login, not at start).
@@ -118,37 +119,7 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
   },
 
   async getProfile(req) {
-    const auth = caller(req);
-    const account = await findAccountById(req.server.db, auth.userId);
-    if (!account) throw new ListError(401, 'Authentication required', ['Account no longer exists']);
-    return {
-      message: 'Profile retrieved',
-      result: {
-        id: account.id,
-        username: account.username,
-        email: account.email,
-        role_id: account.role_id,
-        role_name: account.role_name,
-        country_id: account.country_id,
-        country_name: account.country_name,
-        is_active: account.is_active,
-        // Set by every login, and a profile is only read with a token from one.
-        last_login: iso(account.last_login ?? account.created_at)!,
-        created_at: iso(account.created_at)!,
-        actor:
-          account.actor_id === null
-            ? null
-            : {
-                id: account.actor_id,
-                actor_role: account.actor_role!,
-                first_name: account.first_name!,
-                last_name: account.last_name!,
-                email: account.actor_email,
-                phone: account.actor_phone,
-                is_active: account.actor_is_active!,
-              },
-      },
-    };
+    return { message: 'Profile retrieved', result: await profileRepresentations.getProfile(req) };
   },
 
   async validateToken(req) {
@@ -173,5 +144,39 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
       if (!(error instanceof TokenInvalid)) throw error;
     }
     return { message: 'Token is not valid', result: { isValid: false, user: null } };
+  },
+};
+
+/** The caller's profile as its GET answers it (write-safety/representations.ts). */
+export const profileRepresentations: ModuleRepresentations<'getProfile'> = {
+  async getProfile(req) {
+    const auth = caller(req);
+    const account = await findAccountById(req.server.db, auth.userId);
+    if (!account) throw new ListError(401, 'Authentication required', ['Account no longer exists']);
+    return {
+      id: account.id,
+      username: account.username,
+      email: account.email,
+      role_id: account.role_id,
+      role_name: account.role_name,
+      country_id: account.country_id,
+      country_name: account.country_name,
+      is_active: account.is_active,
+      // Set by every login, and a profile is only read with a token from one.
+      last_login: iso(account.last_login ?? account.created_at)!,
+      created_at: iso(account.created_at)!,
+      actor:
+        account.actor_id === null
+          ? null
+          : {
+              id: account.actor_id,
+              actor_role: account.actor_role!,
+              first_name: account.first_name!,
+              last_name: account.last_name!,
+              email: account.actor_email,
+              phone: account.actor_phone,
+              is_active: account.actor_is_active!,
+            },
+    };
   },
 };

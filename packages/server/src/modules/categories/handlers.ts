@@ -2,6 +2,7 @@ import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { invalidateAnnouncementCaches } from '../announcements/cache.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { categoryUsage, DEFAULT_COLOR, DEFAULT_ICON, findCategory, listCategories, toCategory } from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 const categories = configListHandlers({
   table: 'categories',
@@ -46,4 +47,9 @@ export const categoryHandlers: ModuleHandlers<
   updateConfigCategory: categories.update,
   deleteConfigCategory: categories.remove,
   setConfigCategoryStatus: categories.setStatus,
+};
+
+/** The representation of an entry (write-safety/representations.ts). */
+export const categoriesRepresentations: ModuleRepresentations<'getConfigCategoryById'> = {
+  getConfigCategoryById: categories.representation,
 };

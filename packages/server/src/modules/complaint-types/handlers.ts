@@ -1,6 +1,7 @@
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { complaintTypeUsage, findComplaintType, listComplaintTypes, toAdminType } from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 const complaintTypes = configListHandlers({
   table: 'complaint_types',
@@ -31,4 +32,9 @@ export const complaintTypeHandlers: ModuleHandlers<
   updateConfigComplaintType: complaintTypes.update,
   deleteConfigComplaintType: complaintTypes.remove,
   setConfigComplaintTypeStatus: complaintTypes.setStatus,
+};
+
+/** The representation of an entry (write-safety/representations.ts). */
+export const complaintTypesRepresentations: ModuleRepresentations<'getConfigComplaintTypeById'> = {
+  getConfigComplaintTypeById: complaintTypes.representation,
 };

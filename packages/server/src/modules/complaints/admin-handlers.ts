@@ -31,6 +31,7 @@ import {
 } from './rules.js';
 import { complaintStats } from './stats-repository.js';
 import { toNotification } from '../notifications/mappers.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 // Staff see the complaints of their scope (ownedComplaints): a team manager their subtree's,
 // supervisors and above all of them.
@@ -64,11 +65,7 @@ export const adminHandlers: ModuleHandlers<
   },
 
   async getAdminComplaintById(req) {
-    const auth = caller(req);
-    const { db } = req.server;
-    const row = await findComplaint(db, req.params.id, ownedComplaints(auth));
-    if (!row) throw complaintNotFound(req.params.id);
-    return { message: 'Complaint retrieved', result: toAdmin(row, await attachmentsOf(db, row.id), auth.accessLevel) };
+    return { message: 'Complaint retrieved', result: await adminComplaintRepresentations.getAdminComplaintById(req) };
   },
 
   async updateAdminComplaint(req) {
@@ -178,5 +175,16 @@ export const adminHandlers: ModuleHandlers<
     const auth = caller(req);
     const days = req.query.days ?? 30;
     return { message: 'Complaint statistics retrieved', result: await complaintStats(req.server.db, auth, days) };
+  },
+};
+
+/** The complaint as its administration GET answers it (write-safety/representations.ts). */
+export const adminComplaintRepresentations: ModuleRepresentations<'getAdminComplaintById'> = {
+  async getAdminComplaintById(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const row = await findComplaint(db, req.params.id, ownedComplaints(auth));
+    if (!row) throw complaintNotFound(req.params.id);
+    return toAdmin(row, await attachmentsOf(db, row.id), auth.accessLevel);
   },
 };

@@ -31,6 +31,7 @@ import {
   workableComplaints,
 } from './rules.js';
 import { auditStatusChange, changeStatus } from './status-change.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export const tradeHandlers: ModuleHandlers<
   | 'createComplaint'
@@ -109,11 +110,7 @@ export const tradeHandlers: ModuleHandlers<
   },
 
   async getComplaintById(req) {
-    const auth = caller(req);
-    const { db } = req.server;
-    const row = await findComplaint(db, req.params.id, readableBy(auth));
-    if (!row) throw complaintNotFound(req.params.id);
-    return { message: 'Complaint retrieved', result: toDetail(row, await attachmentsOf(db, row.id), auth.accessLevel) };
+    return { message: 'Complaint retrieved', result: await tradeComplaintRepresentations.getComplaintById(req) };
   },
 
   async updateComplaintStatus(req) {
@@ -177,3 +174,14 @@ async function refuseChange(req: OwnedReq, id: number, message?: string): Promis
   if (status === undefined) throw complaintNotFound(id);
   throw notEditable(id, status, message);
 }
+
+/** The complaint as its GET answers it (write-safety/representations.ts). */
+export const tradeComplaintRepresentations: ModuleRepresentations<'getComplaintById'> = {
+  async getComplaintById(req) {
+    const auth = caller(req);
+    const { db } = req.server;
+    const row = await findComplaint(db, req.params.id, readableBy(auth));
+    if (!row) throw complaintNotFound(req.params.id);
+    return toDetail(row, await attachmentsOf(db, row.id), auth.accessLevel);
+  },
+};

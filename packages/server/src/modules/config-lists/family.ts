@@ -90,6 +90,12 @@ export function configListHandlers<
     return current;
   }
 
+  async function representation(req: In<IdParams>): Promise<R> {
+    const found = await list.find(req.server.db, req.params.id);
+    if (!found) throw notFound(req.params.id);
+    return found;
+  }
+
   async function changed<V>(server: FastifyInstance, value: V): Promise<V> {
     await list.afterChange?.(server);
     return value;
@@ -102,10 +108,11 @@ export function configListHandlers<
       return { message: `${list.plural} retrieved`, result: { data: rows.map(list.toResult), meta: pageMeta(total, page, limit) } };
     },
 
+    /** The entry as its GET answers it (write-safety/representations.ts). */
+    representation,
+
     async get(req: In<IdParams>): Success<R> {
-      const found = await list.find(req.server.db, req.params.id);
-      if (!found) throw notFound(req.params.id);
-      return { message: `${label} retrieved`, result: found };
+      return { message: `${label} retrieved`, result: await representation(req) };
     },
 
     async create(req: In<{ body: C }>): Success<R> {

@@ -24,6 +24,7 @@ import {
 import { assertClean, trimmed } from './moderation.js';
 import { mayChange, messageNotFound, notAuthor, topicClosed, topicNotFound } from './rules.js';
 import { lockTopic } from './topic-repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 async function loadMessage(db: Kysely<Database>, id: number, userId: number): Promise<Result<'getForumMessageById'>> {
   const row = await findShownMessage(db, id, userId);
@@ -66,8 +67,7 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
   },
 
   async getForumMessageById(req) {
-    const auth = caller(req);
-    return { message: 'Message retrieved successfully', result: await loadMessage(req.server.db, req.params.id, auth.userId) };
+    return { message: 'Message retrieved successfully', result: await messageRepresentations.getForumMessageById(req) };
   },
 
   async updateForumMessage(req) {
@@ -182,5 +182,12 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
         createdAt: iso(report.created_at),
       },
     };
+  },
+};
+
+/** The message as its GET answers it (write-safety/representations.ts). */
+export const messageRepresentations: ModuleRepresentations<'getForumMessageById'> = {
+  async getForumMessageById(req) {
+    return loadMessage(req.server.db, req.params.id, caller(req).userId);
   },
 };

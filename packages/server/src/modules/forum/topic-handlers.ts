@@ -23,6 +23,7 @@ import {
   visibleTopic,
   type TopicChanges,
 } from './topic-repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 async function loadTopic(db: Kysely<Database>, id: number, userId: number): Promise<Result<'createForumTopic'>> {
   const row = await findTopic(db, id, userId);
@@ -92,12 +93,10 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
 
   async getForumTopicById(req) {
     const auth = caller(req);
-    const { db } = req.server;
     const id = req.params.id;
-    if (!(await countView(db, id, auth.userId))) throw topicNotFound(id);
-    const topic = await loadTopic(db, id, auth.userId);
-    const messages = await allShownMessages(db, id, auth.userId);
-    return { message: 'Topic retrieved successfully', result: Object.assign({}, topic, { messages: messages.map(toMessage) }) };
+    // The view is counted here, not in the representation (a conditional write reads it too).
+    if (!(await countView(req.server.db, id, auth.userId))) throw topicNotFound(id);
+    return { message: 'Topic retrieved successfully', result: await topicDetail(req.server.db, id, auth.userId) };
   },
 
   async updateForumTopic(req) {
@@ -181,5 +180,20 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
     await visibleTopic(db, id);
     await unsubscribe(db, id, auth.userId);
     return { message: 'Unsubscribed from topic', result: null };
+  },
+};
+
+/** The topic with its shown messages, as its GET answers it. */
+async function topicDetail(db: Kysely<Database>, id: number, userId: number): Promise<Result<'getForumTopicById'>> {
+  const topic = await loadTopic(db, id, userId);
+  const messages = await allShownMessages(db, id, userId);
+  return Object.assign({}, topic, { messages: messages.map(toMessage) });
+}
+
+/** The topic as its GET answers it, without counting a view (write-safety/representations.ts). */
+export const topicRepresentations: ModuleRepresentations<'getForumTopicById'> = {
+  async getForumTopicById(req) {
+    await visibleTopic(req.server.db, req.params.id);
+    return topicDetail(req.server.db, req.params.id, caller(req).userId);
   },
 };

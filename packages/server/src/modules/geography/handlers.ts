@@ -1,6 +1,7 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { countries } from './countries.js';
 import { states } from './states.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export const geographyHandlers: ModuleHandlers<
   | 'listConfigCountries'
@@ -28,4 +29,10 @@ export const geographyHandlers: ModuleHandlers<
   updateConfigState: states.update,
   deleteConfigState: states.remove,
   setConfigStateStatus: states.setStatus,
+};
+
+/** The representations of countries and states (write-safety/representations.ts). */
+export const geographyRepresentations: ModuleRepresentations<'getConfigCountryById' | 'getConfigStateById'> = {
+  getConfigCountryById: countries.representation,
+  getConfigStateById: states.representation,
 };

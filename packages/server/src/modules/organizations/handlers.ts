@@ -11,6 +11,7 @@ import { iso } from '../../lib/time.js';
 import { caller } from '../../lib/identity.js';
 import { audit } from '../../lib/audit.js';
 import * as repo from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 type Organization = components['schemas']['Organization'];
 type OrganizationDetail = components['schemas']['OrganizationDetail'];
@@ -128,8 +129,7 @@ export const organizationHandlers: ModuleHandlers<
   },
 
   async getOrganizationById(req) {
-    const auth = caller(req);
-    return { message: 'Organization retrieved', result: await loadDetail(req.server.db, req.params.id, withinTeam(auth, 'o.id')) };
+    return { message: 'Organization retrieved', result: await organizationRepresentations.getOrganizationById(req) };
   },
 
   async updateOrganization(req) {
@@ -187,5 +187,12 @@ export const organizationHandlers: ModuleHandlers<
       await repo.deleteOrganizationRow(trx, id);
     });
     return { message: 'Organization deleted', result: null };
+  },
+};
+
+/** The organization as its GET answers it (write-safety/representations.ts). */
+export const organizationRepresentations: ModuleRepresentations<'getOrganizationById'> = {
+  async getOrganizationById(req) {
+    return loadDetail(req.server.db, req.params.id, withinTeam(caller(req), 'o.id'));
   },
 };

@@ -2,6 +2,7 @@ import { AppError } from '../../http/errors.js';
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { findRole, holdersCount, listRoles, revokeHolderSessions, toRole } from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 const systemRole = (id: number, message: string) => new AppError('NOT_EDITABLE', { resource: 'role', id, status: 'SYSTEM' }, message);
 
@@ -58,3 +59,6 @@ export const roleHandlers: ModuleHandlers<
   deleteConfigRole: roles.remove,
   setConfigRoleStatus: roles.setStatus,
 };
+
+/** The representation of an entry (write-safety/representations.ts). */
+export const rolesRepresentations: ModuleRepresentations<'getConfigRoleById'> = { getConfigRoleById: roles.representation };

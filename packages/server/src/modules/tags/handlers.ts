@@ -2,6 +2,7 @@ import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { invalidateAnnouncementCaches } from '../announcements/cache.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { DEFAULT_COLOR, findTag, listTags, tagUsage, toTag } from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 const tags = configListHandlers({
   table: 'tags',
@@ -34,3 +35,6 @@ export const tagHandlers: ModuleHandlers<
   deleteConfigTag: tags.remove,
   setConfigTagStatus: tags.setStatus,
 };
+
+/** The representation of an entry (write-safety/representations.ts). */
+export const tagsRepresentations: ModuleRepresentations<'getConfigTagById'> = { getConfigTagById: tags.representation };

@@ -35,6 +35,7 @@ import {
   requireVehicleType,
   updateFields,
 } from './write-repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export type AdminTransportOps =
   | 'listAdminTransports'
@@ -56,10 +57,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
   },
 
   async getAdminTransportById(req) {
-    const auth = caller(req);
-    const { db } = req.server;
-    const { id } = req.params;
-    return { message: 'Transport retrieved', result: toAdminTransport(await loadVisible(db, auth, id), auth.accessLevel) };
+    return { message: 'Transport retrieved', result: await adminTransportRepresentations.getAdminTransportById(req) };
   },
 
   async updateAdminTransport(req) {
@@ -211,5 +209,13 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
     const auth = caller(req);
     const days = req.query.days ?? 30;
     return { message: 'Transport statistics retrieved', result: await transportStats(req.server.db, auth, days) };
+  },
+};
+
+/** The transport as its administration GET answers it (write-safety/representations.ts). */
+export const adminTransportRepresentations: ModuleRepresentations<'getAdminTransportById'> = {
+  async getAdminTransportById(req) {
+    const auth = caller(req);
+    return toAdminTransport(await loadVisible(req.server.db, auth, req.params.id), auth.accessLevel);
   },
 };

@@ -22,6 +22,7 @@ import {
   requireVehicleType,
   updateFields,
 } from './write-repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export type TradeTransportOps =
   | 'createTransport'
@@ -55,10 +56,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
   },
 
   async getTransportById(req) {
-    const auth = caller(req);
-    const { db } = req.server;
-    const { id } = req.params;
-    return { message: 'Transport retrieved', result: toTransport(await loadVisible(db, auth, id)) };
+    return { message: 'Transport retrieved', result: await tradeTransportRepresentations.getTransportById(req) };
   },
 
   async updateTransport(req) {
@@ -182,5 +180,12 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
       () => new AppError('DOCUMENT_CONTENT_MISSING', { documentId: id }, 'Document content is missing'),
     );
     return { file: { filename: doc.filename, contentType: doc.mime_type, body, size: doc.size } };
+  },
+};
+
+/** The transport as its GET answers it (write-safety/representations.ts). */
+export const tradeTransportRepresentations: ModuleRepresentations<'getTransportById'> = {
+  async getTransportById(req) {
+    return toTransport(await loadVisible(req.server.db, caller(req), req.params.id));
   },
 };

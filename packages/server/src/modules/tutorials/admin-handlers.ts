@@ -25,6 +25,7 @@ import {
 } from './admin-write-repository.js';
 import { tutorialNotFound } from './rules.js';
 import type { Db } from './query-repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 /** 400 when a chapter starts before the previous one (the schema cannot compare items). */
 function checkChapterOrder(chapters: ChapterInput[] | undefined): void {
@@ -87,9 +88,7 @@ export const adminTutorialHandlers: ModuleHandlers<
   },
 
   async getAdminTutorialById(req) {
-    const tutorial = await findTutorial(req.server.db, req.params.id);
-    if (!tutorial) throw tutorialNotFound(req.params.id);
-    return { message: 'Tutorial retrieved successfully', result: tutorial };
+    return { message: 'Tutorial retrieved successfully', result: await adminTutorialRepresentations.getAdminTutorialById(req) };
   },
 
   async updateTutorial(req) {
@@ -131,5 +130,14 @@ export const adminTutorialHandlers: ModuleHandlers<
       await deleteTutorialRow(trx, id);
     });
     return { message: 'Tutorial deleted successfully', result: null };
+  },
+};
+
+/** The tutorial as its administration GET answers it (write-safety/representations.ts). */
+export const adminTutorialRepresentations: ModuleRepresentations<'getAdminTutorialById'> = {
+  async getAdminTutorialById(req) {
+    const tutorial = await findTutorial(req.server.db, req.params.id);
+    if (!tutorial) throw tutorialNotFound(req.params.id);
+    return tutorial;
   },
 };

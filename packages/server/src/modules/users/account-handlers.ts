@@ -31,6 +31,7 @@ import {
   assertPasswordAllowed,
   isAdministrator,
 } from './rules.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 type Db = Parameters<typeof loadUser>[0];
 
@@ -82,13 +83,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
   },
 
   async getUserById(req) {
-    const auth = caller(req);
-    const row = await selectUsers(req.server.db)
-      .where('u.id', '=', req.params.id)
-      .where(withinTeam(auth, 'u.organization_id'))
-      .executeTakeFirst();
-    if (!row) throw notFound.resource('user', req.params.id);
-    return { message: 'User retrieved', result: toUser(row) };
+    return { message: 'User retrieved', result: await accountRepresentations.getUserById(req) };
   },
 
   async createUser(req) {
@@ -216,5 +211,18 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
     const updated = await findUserRow(db, id);
     if (!updated) throw notFound.resource('user', id);
     return { message: 'User updated', result: toUser(updated) };
+  },
+};
+
+/** The account as its GET answers it (write-safety/representations.ts). */
+export const accountRepresentations: ModuleRepresentations<'getUserById'> = {
+  async getUserById(req) {
+    const auth = caller(req);
+    const row = await selectUsers(req.server.db)
+      .where('u.id', '=', req.params.id)
+      .where(withinTeam(auth, 'u.organization_id'))
+      .executeTakeFirst();
+    if (!row) throw notFound.resource('user', req.params.id);
+    return toUser(row);
   },
 };

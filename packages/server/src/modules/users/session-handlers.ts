@@ -6,6 +6,7 @@ import { audit } from '../../lib/audit.js';
 import { revokeSessions } from '../auth/repository.js';
 import { countUnexpired, findUserRow, listSessionsQuery, selectSessions, sessionIsActive, toSession } from './repository.js';
 import { assertCanActOn, selfAction } from './rules.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' | 'revokeSession' | 'revokeUserSessions'> = {
   async listSessions(req) {
@@ -15,9 +16,7 @@ export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' |
   },
 
   async getSessionById(req) {
-    const row = await selectSessions(req.server.db).where('s.id', '=', req.params.id).executeTakeFirst();
-    if (!row) throw notFound.resource('session', req.params.id);
-    return { message: 'Session retrieved', result: toSession(row) };
+    return { message: 'Session retrieved', result: await sessionRepresentations.getSessionById(req) };
   },
 
   async revokeSession(req) {
@@ -57,5 +56,14 @@ export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' |
     });
     await sessions.forget(revoked);
     return { message: 'Sessions revoked', result: { revokedCount } };
+  },
+};
+
+/** The session as its GET answers it (write-safety/representations.ts). */
+export const sessionRepresentations: ModuleRepresentations<'getSessionById'> = {
+  async getSessionById(req) {
+    const row = await selectSessions(req.server.db).where('s.id', '=', req.params.id).executeTakeFirst();
+    if (!row) throw notFound.resource('session', req.params.id);
+    return toSession(row);
   },
 };

@@ -1,6 +1,7 @@
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { findVehicleType, listVehicleTypes, toVehicleTypeAdmin, vehicleTypeUsage } from './repository.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 const vehicleTypes = configListHandlers({
   table: 'vehicle_types',
@@ -42,4 +43,9 @@ export const vehicleTypeHandlers: ModuleHandlers<
   updateConfigVehicleType: vehicleTypes.update,
   deleteConfigVehicleType: vehicleTypes.remove,
   setConfigVehicleTypeStatus: vehicleTypes.setStatus,
+};
+
+/** The representation of an entry (write-safety/representations.ts). */
+export const vehicleTypesRepresentations: ModuleRepresentations<'getConfigVehicleTypeById'> = {
+  getConfigVehicleTypeById: vehicleTypes.representation,
 };

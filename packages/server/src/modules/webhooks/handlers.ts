@@ -16,6 +16,7 @@ import {
 } from './repository.js';
 import { sealSecret } from '../../lib/webhook-secrets.js';
 import { checkTarget } from './targets.js';
+import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export type WebhookOps =
   | 'listWebhooks'
@@ -65,9 +66,7 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
   },
 
   async getWebhook(req) {
-    const row = await findSubscription(req.server.db, req.params.id);
-    if (!row) throw webhookNotFound(req.params.id);
-    return { message: 'Webhook retrieved', result: toSubscription(row) };
+    return { message: 'Webhook retrieved', result: await webhookRepresentations.getWebhook(req) };
   },
 
   async updateWebhook(req) {
@@ -137,5 +136,14 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
     if (!(await findSubscription(db, id))) throw webhookNotFound(id);
     const { rows, total } = await fetchPage(listDeliveries(db, id, req.query), page, limit);
     return { message: 'Deliveries retrieved', result: { data: rows.map(toDelivery), meta: pageMeta(total, page, limit) } };
+  },
+};
+
+/** The subscription as its GET answers it (write-safety/representations.ts). */
+export const webhookRepresentations: ModuleRepresentations<'getWebhook'> = {
+  async getWebhook(req) {
+    const row = await findSubscription(req.server.db, req.params.id);
+    if (!row) throw webhookNotFound(req.params.id);
+    return toSubscription(row);
   },
 };

@@ -123,7 +123,7 @@ describe('If-Match on PATCH, PUT and DELETE', () => {
     expect(await loadingPoint(id)).toBe('Nice, Port');
   });
 
-  it('accepts If-Match: * for an existing resource, and refuses it for one the caller cannot read', async () => {
+  it('accepts If-Match: * for an existing resource; one the caller cannot read answers 404 as without the header', async () => {
     const { id } = await createTransport(t, refs, 'agent');
     const ok = await t.call('updateTransport', {
       token: await t.token('agent'),
@@ -138,7 +138,7 @@ describe('If-Match on PATCH, PUT and DELETE', () => {
       body: { loadingPoint: 'Xanten' },
       headers: { 'if-match': '*' },
     });
-    expectError(other, 412, 'PRECONDITION_FAILED');
+    expectError(other, 404, 'TRANSPORT_NOT_FOUND', { transportId: id });
     expect(await loadingPoint(id)).toBe('Metz');
   });
 
