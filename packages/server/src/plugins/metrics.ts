@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type { Pool } from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import { poolOf } from '../db/connect.js';
-import { ListError } from '../http/errors.js';
+import { ListError } from '../lib/errors.js';
 import { collectProcessMetrics, observeRequest, registry } from '../lib/metrics.js';
 
 type GaugeSpecs<K extends string> = Record<K, { name: string; help: string }>;
