@@ -1,21 +1,24 @@
 /**
  * `pnpm bench:observability`: what metrics and enabled tracing cost a request, in one run.
  *
- * Starts the built server (`dist/server.js`) three times on one fresh database with the demo data
+ * Starts the built server (`dist/server.js`) four times on one fresh database with the demo data
  * (a database of its own on the local PostgreSQL, BENCH_OBSERVABILITY_DATABASE_URL), each its own
  * process, differing only in what they observe:
  * - `off`: no METRICS_TOKEN (requests and queries are not timed for metrics) and no OTEL_* variable;
+ * - `control`: the same as `off` in another process: its ratio to `off` is the noise of the run;
  * - `metrics`: METRICS_TOKEN set, and `/metrics` scraped every BENCH_SCRAPE_MS (default 1000: a
  *   scrape interval fifteen times Prometheus's default rate, so the scrapes' own cost is counted);
  * - `tracing`: OTEL_EXPORTER_OTLP_ENDPOINT naming a local OTLP/HTTP receiver in this process (it
  *   reads each export and answers 200), every request sampled (the SDK's default), spans batched
  *   and exported as in production (protobuf).
- * Then, for BENCH_ROUNDS rounds (default 6), each scenario (an agent's transport list, a
- * transport's detail, a transport created) loads the three servers one after the other, BENCH_SECONDS
+ * Then, for BENCH_ROUNDS rounds (default 12), each scenario (an agent's transport list, a
+ * transport's detail, a transport created) loads the four servers one after the other, BENCH_SECONDS
  * each (default 2) with BENCH_CONNECTIONS clients (default 4), the order rotated every round, so a
  * slow patch of the shared machine falls on every side. CPU per request is the server process's
  * CPU time (Linux /proc) over the requests of a run. The table gives the medians over the rounds
- * and each variant's ratio to `off`; it is printed and written to bench/results/observability.md.
+ * and, for each variant, the median and range of its ratios to `off` round by round; it is
+ * printed and written to bench/results/observability.md, with what one scrape costs the idle server
+ * and what recording a request and its queries costs (prom-client, timed in this process).
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -23,11 +26,12 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { autocannon, cpuMs, freePort, machine, start, stopAll, waitFor } from './harness.js';
+import { observeQuery, observeRequest, recordQueries } from '../src/lib/metrics.js';
 import { type Scenario, writeScenarios } from './scenarios.js';
 import { serverUrl } from './target.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 2);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 12);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 4);
 const scrapeMs = Number(process.env.BENCH_SCRAPE_MS ?? 1000);
 const here = new URL('.', import.meta.url).pathname;
@@ -68,6 +72,7 @@ const common = {
 };
 const VARIANTS = {
   off: {},
+  control: {},
   metrics: { METRICS_TOKEN },
   tracing: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_SERVICE_NAME: 'transport-ops-bench' },
 } as const;
@@ -155,29 +160,62 @@ try {
   clearInterval(scraper);
   scraper = undefined;
 
+  // What one scrape costs the server: the idle metrics server scraped once a second for 10 s, against
+  // the idle `off` server over the same seconds.
+  const idle = { metrics: cpuMs(servers.get('metrics')!.pid)!, off: cpuMs(servers.get('off')!.pid)! };
+  const idleScrapes = 10;
+  for (let i = 0; i < idleScrapes; i++) {
+    const res = await fetch(`${metricsBase}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    await res.text();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const scrapeCpu = (cpuMs(servers.get('metrics')!.pid)! - idle.metrics - (cpuMs(servers.get('off')!.pid)! - idle.off)) / idleScrapes;
+
+  // What recording costs a request, in this process: one request observation and three query observations.
+  recordQueries();
+  const operations = ['listTransports', 'getTransport', 'createTransport', 'listComplaints'];
+  const calls = 200_000;
+  const cpuStart = process.cpuUsage();
+  for (let i = 0; i < calls; i++) {
+    observeRequest(operations[i & 3]!, i & 1 ? 'GET' : 'POST', 200, 1.5);
+    observeQuery(0.4, false);
+    observeQuery(0.7, false);
+    observeQuery(0.2, false);
+  }
+  const used = process.cpuUsage(cpuStart);
+  const recordNs = ((used.user + used.system) * 1000) / calls;
+
   const median = (values: number[]) => {
     const sorted = [...values].sort((a, b) => a - b);
     const mid = sorted.length >> 1;
     return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
+  /** The ratios of `v` to `off` round by round (the two ran within seconds of each other). */
+  const paired = (values: Map<string, number[]>, s: Scenario, v: Variant) => {
+    const base = values.get(key(s, 'off'))!;
+    return values.get(key(s, v))!.map((value, round) => value / base[round]!);
+  };
+  const ratio = (values: number[]) => `${median(values).toFixed(2)}x, ${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
   const cell = (s: Scenario, v: Variant) => {
     const c = median(cpu.get(key(s, v))!);
     const r = median(rps.get(key(s, v))!);
     if (v === 'off') return `${c.toFixed(0)} µs, ${r.toFixed(0)}/s`;
-    const c0 = median(cpu.get(key(s, 'off'))!);
-    const r0 = median(rps.get(key(s, 'off'))!);
-    return `${c.toFixed(0)} µs (${(c / c0).toFixed(2)}x), ${r.toFixed(0)}/s (${(r / r0).toFixed(2)}x)`;
+    return `${c.toFixed(0)} µs (${ratio(paired(cpu, s, v))}), ${r.toFixed(0)}/s (${ratio(paired(rps, s, v))})`;
   };
   const failures = [...bad.entries()].filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`);
   const table = [
     `Server CPU per request and requests/s, medians of ${rounds} alternated rounds of ${seconds} s, ${connections} connections;`,
     `${machine()}; PostgreSQL (local); load average at the end ${loadavg()[0]!.toFixed(1)}.`,
     '',
-    '| scenario | off | metrics on (scraped) | tracing on (OTLP) |',
-    '|---|---|---|---|',
+    'Each cell: CPU per request, requests/s; in brackets the median and the range of the ratios to `off` of single rounds.',
+    '',
+    '| scenario | off | control (off, another process) | metrics on (scraped) | tracing on (OTLP) |',
+    '|---|---|---|---|---|',
     ...list.map((s) => `| ${s.name} | ${variants.map((v) => cell(s, v)).join(' | ')} |`),
     '',
-    `Metrics: /metrics scraped ${scrapes} times (every ${scrapeMs} ms, ${(scrapeBytes / Math.max(1, scrapes) / 1024).toFixed(1)} kB each).`,
+    `Metrics: /metrics scraped ${scrapes} times (every ${scrapeMs} ms, ${(scrapeBytes / Math.max(1, scrapes) / 1024).toFixed(1)} kB each);`,
+    `one scrape costs the idle server ${scrapeCpu.toFixed(1)} ms of CPU (${idleScrapes} scrapes); recording one request with three queries`,
+    `costs ${(recordNs / 1000).toFixed(2)} µs of CPU (prom-client, in this process, ${calls} times).`,
     `Tracing: the receiver got ${received.exports} OTLP exports (${(received.bytes / 1048576).toFixed(1)} MB).`,
     `Answers other than 2xx: ${failures.length === 0 ? 'none' : failures.join('; ')}.`,
   ].join('\n');
