@@ -4142,6 +4142,8 @@ export interface paths {
          *       in `GET /trade/forum/my-reports`.
          *     - Design decision: only this report changes; other reports on the same message (`pendingReportsCount`)
          *       are decided one by one.
+         *     - The decision is recorded in the audit log in the same transaction (`forum_report.resolved` or
+         *       `forum_report.dismissed`: `status` and `comment`, `details.messageId` and `details.messageHidden`).
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 404 `REPORT_NOT_FOUND`, 409 `INVALID_STATUS_TRANSITION`,
          *     413 `PAYLOAD_TOO_LARGE`, 429 `RATE_LIMITED`, 500.
@@ -4177,8 +4179,9 @@ export interface paths {
          *
          *     A status action not offered in the current status answers 409 `INVALID_STATUS_TRANSITION` with
          *     `currentStatus`, `requested` and `allowed`. Design decisions: `HIDE` and `UNHIDE` are idempotent
-         *     (hiding a hidden topic answers 200); `reason` is optional, returned in the result and written to the
-         *     server's audit log with the moderator and the time.
+         *     (hiding a hidden topic answers 200); `reason` is optional and returned in the result. Each action is
+         *     recorded in the audit log (`forum_topic.closed`, `.reopened`, `.archived`, `.hidden`, `.unhidden`:
+         *     `status` and `isHidden` before and after, `details.reason`) in the same transaction.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 404 `TOPIC_NOT_FOUND`, 409 `INVALID_STATUS_TRANSITION`,
          *     413 `PAYLOAD_TOO_LARGE`, 429 `RATE_LIMITED`, 500.
@@ -4209,8 +4212,9 @@ export interface paths {
          *       `repliesCount` count visible messages only, so they follow.
          *     - Design decision: the main message is not hidden alone: `HIDE` / `UNHIDE` on it hide or show the whole
          *       topic (`isHidden` of the topic).
-         *     - Design decisions: both actions are idempotent; `reason` is optional, returned in the result and written
-         *       to the server's audit log with the moderator and the time.
+         *     - Design decisions: both actions are idempotent; `reason` is optional and returned in the result. Each
+         *       action is recorded in the audit log (`forum_message.hidden`, `forum_message.unhidden`: `isHidden`
+         *       before and after, `details.topicId` and `details.reason`) in the same transaction.
          *
          *     Errors: 400 validation, 401, 403 `FORBIDDEN`, 404 `MESSAGE_NOT_FOUND`, 413 `PAYLOAD_TOO_LARGE`,
          *     429 `RATE_LIMITED`, 500.
@@ -5367,6 +5371,7 @@ export interface paths {
          *       absolute `https://` address (`WebUrl`): any other scheme (`http:`, `javascript:`, `data:`,
          *       `vbscript:`) is refused with 400 naming the field and the pattern, since every reader's
          *       client shows or opens it.
+         *     - Recorded in the audit log as `tutorial.created` (its fields), in the same transaction.
          *
          *     Errors:
          *     - 400: the body is not valid (see the rules above; unknown fields, including `duration`, are refused).
@@ -5407,7 +5412,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a tutorial
-         * @description Administrators only. Deletes a tutorial for good, with its chapters, tag links and every user's
+         * @description Administrators only. Recorded in the audit log as `tutorial.deleted` (its fields before), in the
+         *     same transaction. Deletes a tutorial for good, with its chapters, tag links and every user's
          *     progress and completion. Certificates already issued stay verifiable
          *     (`GET /certificates/{code}/verify` answers them with `tutorial.id` null and the title they were
          *     issued for): a certificate is a frozen record, not a view of the tutorial.
@@ -5432,7 +5438,8 @@ export interface paths {
         /**
          * Update a tutorial
          * @description Supervisors and administrators. Changes the fields given; at least one is required. The same
-         *     rules as at creation apply to each field given.
+         *     rules as at creation apply to each field given. Recorded in the audit log as `tutorial.updated`
+         *     (the fields that changed, before and after), in the same transaction.
          *
          *     Rules:
          *     - `estimatedTime` derives `duration` again.
@@ -5903,6 +5910,13 @@ export interface paths {
          *     - Actors (administrators, agents, customers as persons; `details.actorRole`): `actor.created`,
          *       `actor.updated`, `actor.activated`, `actor.deactivated`, `actor.deleted` (a bulk action
          *       writes one entry per actor).
+         *     - Forum moderation: `forum_topic.closed`, `forum_topic.reopened`, `forum_topic.archived`,
+         *       `forum_topic.hidden`, `forum_topic.unhidden` (`status`, `isHidden`; `details.reason`),
+         *       `forum_message.hidden`, `forum_message.unhidden` (`isHidden`; `details.topicId`,
+         *       `details.reason`), `forum_report.resolved`, `forum_report.dismissed` (`status`, `comment`;
+         *       `details.messageId`, `details.messageHidden`).
+         *     - Tutorials: `tutorial.created`, `tutorial.updated`, `tutorial.deleted` (the fields of the
+         *       create and update bodies; `chapters` without their ids).
          *     - Configuration lists (`category`, `complaint_type`, `role`, `tag`, `vehicle_type`,
          *       `country`, `state`): `<list>.created`, `<list>.updated`, `<list>.deleted`,
          *       `<list>.activated`, `<list>.deactivated`.
@@ -5912,8 +5926,7 @@ export interface paths {
          *       their own actions are recorded: the log holds every account's addresses and the security
          *       history of their peers, and a person audited should not read or weigh the record of the
          *       audit. Agents' own changes to their records are not audited (they are the records' own
-         *       history); their failed logins are. Not audited yet: forum moderation and the writing of
-         *       tutorials.
+         *       history); their failed logins are. Not audited yet: the redelivery of a webhook event.
          *     - Immutable: no operation changes or deletes an entry, and the database refuses `UPDATE`,
          *       `DELETE` and `TRUNCATE` on the table, except the retention sweep, which removes entries
          *       older than `AUDIT_RETENTION_DAYS` (365 by default).

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listOperations, type OpenApiDocument } from '../contract.js';
 import type { FileResult, Handlers } from './handlers.js';
-import { sharedBody } from './shared-results.js';
+import { sharedBody } from '../lib/shared-results.js';
 import { answerInTransaction, finishAnswer, inTransaction, type JsonAnswer } from './write-safety/answer.js';
 import { policies } from './write-safety/plugin.js';
 

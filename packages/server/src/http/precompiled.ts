@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileFunction } from 'node:vm';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 
 /*
@@ -36,13 +37,27 @@ export function loadPrecompiled<F>(kind: 'validators' | 'serializers'): Map<stri
   const index = `${precompiledDir}${kind}.json`;
   if (!existsSync(index)) return null;
   const names = JSON.parse(readFileSync(index, 'utf8')) as Record<string, string>;
-  const require = createRequire(import.meta.url);
   return new Map(
     Object.entries(names).map(([key, name]) => {
       let loaded: F | undefined;
-      return [key, () => (loaded ??= require(`${precompiledDir}${kind}/${name}.cjs`) as F)];
+      return [key, () => (loaded ??= evaluateBuilt(`${precompiledDir}${kind}/${name}.cjs`) as F)];
     }),
   );
+}
+
+/**
+ * What a CommonJS file of the build exports. These files are generated data, not modules of the
+ * source tree: their text is compiled here as Node compiles a CommonJS module (the same wrapper's
+ * parameters; `require` resolves from the file's own place, for the libraries' runtime helpers they
+ * name), so no import of this file names a path made at run time.
+ */
+export function evaluateBuilt(file: string): unknown {
+  const module = { exports: {} as unknown };
+  const wrapper = compileFunction(readFileSync(file, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname'], {
+    filename: file,
+  });
+  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports;
 }
 
 /** A validator that loads `load`'s on its first call (ajv reports errors on the function itself). */

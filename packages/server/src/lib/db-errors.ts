@@ -1,5 +1,5 @@
 import { type ForeignKeyName, type UniqueName, uniqueRule } from '../db/constraints.js';
-import { AppError, ListError } from '../http/errors.js';
+import { AppError, ListError } from './errors.js';
 
 /** A PostgreSQL error as both `pg` and PGlite report it. */
 interface PgError {

@@ -1,6 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import { enumValues } from '../contract.js';
-import { ListError } from '../http/errors.js';
+import { ListError } from './errors.js';
 
 /*
  * Who is calling. The access levels come from the contract's `RoleAccessLevel`; an access token's
@@ -37,6 +37,13 @@ export interface AccessClaims {
   iat: number;
   exp: number;
 }
+
+/**
+ * A token that does not verify (expired, badly signed, of the other kind, claims not accepted), with
+ * the reason as its message: modules/auth/tokens.ts throws it, the security plugin and the auth
+ * handlers turn it into their 401 answers.
+ */
+export class TokenInvalid extends Error {}
 
 /** Who is calling: the verified access token of an active session. */
 export interface AuthContext {

@@ -49,9 +49,18 @@ const queryDuration = new Histogram({
 const queryOk = queryDuration.labels('ok');
 const queryError = queryDuration.labels('error');
 
+/**
+ * Whether query durations are recorded: from the moment an app serves `/metrics` (METRICS_TOKEN
+ * set, plugins/metrics.ts); a process without the route has no reader for them.
+ */
+let recordingQueries = false;
+export const recordQueries = (): void => {
+  recordingQueries = true;
+};
+
 /** Records one query (Kysely's log event, see db/connect.ts). */
 export function observeQuery(ms: number, failed: boolean): void {
-  (failed ? queryError : queryOk).observe(ms / 1000);
+  if (recordingQueries) (failed ? queryError : queryOk).observe(ms / 1000);
 }
 
 const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>

@@ -17,7 +17,7 @@ import {
   CommonTableExpressionNode,
   CommonTableExpressionNameNode,
 } from 'kysely';
-import { ListError } from '../http/errors.js';
+import { ListError } from './errors.js';
 import { customPlan } from '../db/prepared.js';
 import { type ShapeParams, ShapedQuery } from './query-shape.js';
 import { statsCache } from './stats-cache.js';

@@ -1,5 +1,5 @@
 import { type CompiledQuery, sql, type Kysely } from 'kysely';
-import { shareResult } from '../http/shared-results.js';
+import { shareResult } from './shared-results.js';
 import { databaseMemory } from './database-memory.js';
 import { metrics } from './metrics.js';
 
@@ -53,7 +53,7 @@ export function statsCache<T>(...tables: [CountedTable, ...CountedTable[]]) {
       return hit.value;
     }
     metrics.cache('statistics', false);
-    // Every hit returns the same object: its answer's body is serialized once (http/shared-results.ts).
+    // Every hit returns the same object: its answer's body is serialized once (lib/shared-results.ts).
     const value = compute().then(shareResult);
     memory.remember(entries, key, { version, at: Date.now(), value });
     value.catch(() => entries.delete(key));

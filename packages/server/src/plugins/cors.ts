@@ -2,7 +2,7 @@ import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../lib/errors.js';
 import { metrics } from '../lib/metrics.js';
 
 /** Local development origins: any port on localhost or the loopback addresses. */

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { allowedMethods } from '../http/allowed-methods.js';
-import { AppError, ListError } from '../http/errors.js';
+import { AppError, ListError } from '../lib/errors.js';
 import { contractErrorOf } from '../lib/db-errors.js';
 import { SECURITY_HEADERS } from './headers.js';
 import { bodyRequired, TEXT_SAFE } from './validation.js';

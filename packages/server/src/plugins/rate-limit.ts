@@ -1,7 +1,7 @@
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../lib/errors.js';
 import { metrics } from '../lib/metrics.js';
 import { fallbackStore } from './rate-limit-store.js';
 

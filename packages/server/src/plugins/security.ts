@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { listOperations, loadContract, type OperationObject } from '../contract.js';
-import { AppError, ListError } from '../http/errors.js';
-import { toAuthContext } from '../lib/identity.js';
-import { TokenInvalid } from '../modules/auth/tokens.js';
+import { AppError, ListError } from '../lib/errors.js';
+import { TokenInvalid, toAuthContext } from '../lib/identity.js';
 import { UNLIMITED } from './rate-limit.js';
 import { hookList } from '../http/route-hooks.js';
 import { policies } from '../http/write-safety/plugin.js';

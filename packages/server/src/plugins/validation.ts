@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { loadContract, listOperations } from '../contract.js';
-import { AppError, ListError } from '../http/errors.js';
+import { AppError, ListError } from '../lib/errors.js';
 import { jsonStructureBreach } from '../http/json-structure.js';
 import { lazyValidator, loadPrecompiled, schemaKey, type Validate } from '../http/precompiled.js';
 import { hookList } from '../http/route-hooks.js';

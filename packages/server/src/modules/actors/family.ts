@@ -2,7 +2,7 @@ import type { components } from '@transport-ops/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ActorRole, ActorsTable, ActorUpdate, Database } from '../../db/schema.js';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta, type PageMeta } from '../../lib/paging.js';

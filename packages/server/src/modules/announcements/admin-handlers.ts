@@ -2,7 +2,7 @@ import { emitEvent } from '../events/emit-repository.js';
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
 import type { AnnouncementUpdate, Database } from '../../db/schema.js';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { iso } from '../../lib/time.js';
 
 export const announcementNotFound = (announcementId: number) =>

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';

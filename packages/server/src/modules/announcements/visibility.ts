@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { Audience } from './repository.js';
 import { announcementExpired, announcementNotFound } from './rules.js';
 

@@ -1,4 +1,4 @@
-import { ListError } from '../../http/errors.js';
+import { ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { COUNT_CAP, pageMeta } from '../../lib/paging.js';
 import { toAuditEntry } from './mappers.js';

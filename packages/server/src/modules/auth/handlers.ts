@@ -1,10 +1,9 @@
 import { DEMO_PASSWORD } from '../../db/seed.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { caller } from '../../lib/identity.js';
+import { caller, TokenInvalid } from '../../lib/identity.js';
 import { audit } from '../../lib/audit.js';
-import { TokenInvalid } from './tokens.js';
 import { clearLoginAttempts, recordLoginAttempt, throttleKey } from './throttle-repository.js';
 import {
   accessPayload,

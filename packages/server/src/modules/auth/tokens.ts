@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
-import type { AccessClaims } from '../../lib/identity.js';
+import { type AccessClaims, TokenInvalid } from '../../lib/identity.js';
 
 export interface RefreshClaims {
   sub: number;
@@ -95,8 +95,6 @@ function createTokens(access: JwtNamespace, refresh: JwtNamespace, jwt: Config['
   };
 }
 export type Tokens = ReturnType<typeof createTokens>;
-
-export class TokenInvalid extends Error {}
 
 /** Verifies, then refuses what fast-jwt lets through: an `iat` in the future or a non-numeric subject. */
 function guard<T extends { iat: number; sub: unknown }>(verify: () => T): T {

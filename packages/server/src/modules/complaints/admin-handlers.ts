@@ -1,6 +1,6 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { linkedPageMeta } from '../../lib/paging.js';
 import { withinTeam } from '../../lib/scope.js';

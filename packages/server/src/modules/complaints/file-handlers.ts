@@ -1,9 +1,9 @@
 import type { components } from '@transport-ops/contract';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { readStored, storeThen } from '../../lib/file-store.js';
 import { caller } from '../../lib/identity.js';
-import { screenUploads } from '../../plugins/uploads.js';
+import { screenUploads } from '../../lib/uploads.js';
 import { attachmentUrl, findDownload, lockComplaint, storeAttachments } from './attachment-repository.js';
 import { complaintNotFound, notEditable, ownedComplaints, readableBy } from './rules.js';
 

@@ -4,7 +4,7 @@ import type { ComplaintStatus, Database } from '../../db/schema.js';
 import { type Ownership, ownedBy, ownedOrAssigned, ownership } from '../../lib/scope.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel, AuthContext } from '../../lib/identity.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import { findCustomerInScope } from '../../lib/customer-scope.js';
 import { isActiveType } from '../complaint-types/repository.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ComplaintStatus, Database } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { AuthContext } from '../../lib/identity.js';
 import { audit, type AuditSource } from '../../lib/audit.js';
 import { addHistory, moveStatus, queueResolutionNotice } from './change-repository.js';

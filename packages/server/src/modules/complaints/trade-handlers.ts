@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { linkedPageMeta } from '../../lib/paging.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Insertable, Updateable } from 'kysely';
 import type { UniqueName } from '../../db/constraints.js';
 import type { Database } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { audit, type AuditSource } from '../../lib/audit.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { fetchPage, type Listable, pageMeta, type PageMeta } from '../../lib/paging.js';

@@ -1,11 +1,11 @@
 import type { components } from '@transport-ops/contract';
 import type { Readable } from 'node:stream';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { readStored, storeThen } from '../../lib/file-store.js';
 import { caller } from '../../lib/identity.js';
 import { iso } from '../../lib/time.js';
-import { screenUploads } from '../../plugins/uploads.js';
+import { screenUploads } from '../../lib/uploads.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { findVisible } from '../transports/repository.js';
 import { transportNotFound } from '../transports/rules.js';

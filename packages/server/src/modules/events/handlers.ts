@@ -1,4 +1,4 @@
-import { AppError, ListError, notFound } from '../../http/errors.js';
+import { AppError, ListError, notFound } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { COUNT_CAP, pageMeta } from '../../lib/paging.js';
 import { requeue } from '../webhooks/repository.js';

@@ -1,8 +1,9 @@
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
+import { audit } from '../../lib/audit.js';
 import { caller } from '../../lib/identity.js';
-import { findMessage, moderateTopic, setMessageHidden, staffName, topicStatus } from './moderation-repository.js';
+import { findMessage, lockTopicState, moderateTopic, setMessageHidden, staffName, topicStatus } from './moderation-repository.js';
 import { allowedTopicActions } from './rules.js';
 import { decideReport, findReport, listReports, reportStatus } from './report-repository.js';
 import { forumStats } from './stats-repository.js';
@@ -10,6 +11,9 @@ import { forumStats } from './stats-repository.js';
 const reportNotFound = (reportId: number) => new AppError('REPORT_NOT_FOUND', { reportId }, 'Report not found');
 const topicNotFound = (topicId: number) => new AppError('TOPIC_NOT_FOUND', { topicId }, 'Topic not found');
 const messageNotFound = (messageId: number) => new AppError('MESSAGE_NOT_FOUND', { messageId }, 'Message not found');
+
+/** The audit log's verb of each topic action (`forum_topic.<verb>`). */
+const TOPIC_VERBS = { CLOSE: 'closed', REOPEN: 'reopened', ARCHIVE: 'archived', HIDE: 'hidden', UNHIDE: 'unhidden' } as const;
 
 const TOPIC_MESSAGES = {
   CLOSE: 'Topic closed',
@@ -63,16 +67,20 @@ export const forumAdminHandlers: ModuleHandlers<
           'Report has already been handled',
         );
       }
+      let messageHidden = false;
       if (hideMessage) {
         const message = await findMessage(trx, messageId);
         // A deleted message is already off the user side: hiding it has no effect.
-        if (message && message.deleted_at === null) await setMessageHidden(trx, message, true);
+        if (message && message.deleted_at === null) messageHidden = await setMessageHidden(trx, message, true);
       }
+      await audit(trx, req, {
+        action: decision === 'RESOLVED' ? 'forum_report.resolved' : 'forum_report.dismissed',
+        resource: { type: 'forum_report', id },
+        before: { status: 'PENDING', comment: null },
+        after: { status: decision, comment: comment ?? null },
+        details: { messageId, messageHidden },
+      });
     });
-    req.log.info(
-      { audit: 'forum.report.resolve', reportId: id, decision, hideMessage, moderatorId: auth.userId, at: new Date().toISOString() },
-      'forum moderation',
-    );
     const report = await findReport(db, id);
     if (!report) throw reportNotFound(id);
     return { message: decision === 'RESOLVED' ? 'Report resolved' : 'Report dismissed', result: report };
@@ -83,21 +91,28 @@ export const forumAdminHandlers: ModuleHandlers<
     const { db } = req.server;
     const { id } = req.params;
     const { action, reason } = req.body;
-    const topic = await moderateTopic(db, id, action);
-    if (!topic) {
-      const current = await topicStatus(db, id);
-      if (current === undefined) throw topicNotFound(id);
-      throw new AppError(
-        'INVALID_STATUS_TRANSITION',
-        { currentStatus: current, requested: action, allowed: allowedTopicActions(current) },
-        'Action not allowed in the current status',
-      );
-    }
+    const topic = await db.transaction().execute(async (trx) => {
+      const before = await lockTopicState(trx, id);
+      if (!before) throw topicNotFound(id);
+      const after = await moderateTopic(trx, id, action);
+      if (!after) {
+        const current = (await topicStatus(trx, id))!;
+        throw new AppError(
+          'INVALID_STATUS_TRANSITION',
+          { currentStatus: current, requested: action, allowed: allowedTopicActions(current) },
+          'Action not allowed in the current status',
+        );
+      }
+      await audit(trx, req, {
+        action: `forum_topic.${TOPIC_VERBS[action]}`,
+        resource: { type: 'forum_topic', id },
+        before: { status: before.status, isHidden: before.is_hidden },
+        after: { status: after.status, isHidden: after.is_hidden },
+        details: { reason: reason ?? null },
+      });
+      return after;
+    });
     const moderatedAt = new Date().toISOString();
-    req.log.info(
-      { audit: 'forum.topic.moderate', topicId: id, action, reason: reason ?? null, moderatorId: auth.userId, at: moderatedAt },
-      'forum moderation',
-    );
     return {
       message: TOPIC_MESSAGES[action],
       result: {
@@ -120,13 +135,19 @@ export const forumAdminHandlers: ModuleHandlers<
     const outcome = await db.transaction().execute(async (trx) => {
       const message = await findMessage(trx, id);
       if (!message || message.deleted_at !== null) throw messageNotFound(id);
-      return { topicId: message.topic_id, isHidden: await setMessageHidden(trx, message, action === 'HIDE') };
+      // The main message stands for its topic: its visibility is the topic's.
+      const wasHidden = message.is_main_message ? (await lockTopicState(trx, message.topic_id))!.is_hidden : message.is_hidden;
+      const isHidden = await setMessageHidden(trx, message, action === 'HIDE');
+      await audit(trx, req, {
+        action: action === 'HIDE' ? 'forum_message.hidden' : 'forum_message.unhidden',
+        resource: { type: 'forum_message', id },
+        before: { isHidden: wasHidden },
+        after: { isHidden },
+        details: { topicId: message.topic_id, reason: reason ?? null },
+      });
+      return { topicId: message.topic_id, isHidden };
     });
     const moderatedAt = new Date().toISOString();
-    req.log.info(
-      { audit: 'forum.message.moderate', messageId: id, action, reason: reason ?? null, moderatorId: auth.userId, at: moderatedAt },
-      'forum moderation',
-    );
     return {
       message: action === 'HIDE' ? 'Message hidden' : 'Message unhidden',
       result: {

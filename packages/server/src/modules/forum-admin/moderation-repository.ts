@@ -34,6 +34,11 @@ export async function setTopicHidden(db: Db, id: number, hidden: boolean): Promi
     .executeTakeFirst();
 }
 
+/** The topic's moderation state, its row locked until the transaction ends (what an audit entry's `before` reads). */
+export async function lockTopicState(trx: Db, id: number): Promise<TopicState | undefined> {
+  return trx.selectFrom('forum_topics').select(['id', 'status', 'is_hidden']).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 export async function topicStatus(db: Db, id: number): Promise<TopicStatus | undefined> {
   const row = await db.selectFrom('forum_topics').select('status').where('id', '=', id).executeTakeFirst();
   return row?.status;

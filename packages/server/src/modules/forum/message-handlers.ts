@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers, Result } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';

@@ -1,4 +1,4 @@
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 
 /**
  * The server's blocked-words list (CONTENT_MODERATED). Deliberately small and obvious: spam markers

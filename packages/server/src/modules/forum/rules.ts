@@ -1,5 +1,5 @@
 import type { TopicStatus } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { hasGlobalView } from '../../lib/scope.js';
 import type { AuthContext } from '../../lib/identity.js';
 

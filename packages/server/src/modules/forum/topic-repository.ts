@@ -1,7 +1,7 @@
 import { firstViewToday } from '../../lib/views.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database, TopicStatus } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { DEFAULT_COLOR } from './mappers.js';
 import { topicNotFound } from './rules.js';
 import { queryShape } from '../../lib/query-shape.js';

@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { Req } from '../../http/handlers.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { countryExists, findState, listStates, toState } from './repository.js';

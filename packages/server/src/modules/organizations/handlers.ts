@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
 import type { Database, OrganizationsTable, OrganizationUpdate } from '../../db/schema.js';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';

@@ -1,11 +1,11 @@
 import type { components } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { avatarUrl } from '../../lib/avatar.js';
 import { caller } from '../../lib/identity.js';
-import { screenUploads, uploadedBytes } from '../../plugins/uploads.js';
+import { screenUploads, uploadedBytes } from '../../lib/uploads.js';
 import { findAvatar, findProfileRow, setAvatar, setBio } from './repository.js';
 
 type PublicProfile = components['schemas']['UserPublicProfile'];

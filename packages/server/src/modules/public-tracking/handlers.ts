@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { components } from '@transport-ops/contract';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { caller } from '../../lib/identity.js';
 import { iso } from '../../lib/time.js';

@@ -1,5 +1,5 @@
 import type { ModuleHandlers } from '../../http/handlers.js';
-import { ListError } from '../../http/errors.js';
+import { ListError } from '../../lib/errors.js';
 import { iso } from '../../lib/time.js';
 import { caller } from '../../lib/identity.js';
 import { exportBatches as complaintBatches } from '../complaints/repository.js';

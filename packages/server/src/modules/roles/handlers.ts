@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers, Req } from '../../http/handlers.js';
 import { configListHandlers, uniqueField } from '../config-lists/family.js';
 import { findRole, holdersCount, listRoles, revokeHolderSessions, toRole } from './repository.js';

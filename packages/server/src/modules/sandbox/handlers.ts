@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { reloadDatabase } from '../../db/reloadable.js';
 import { restoreSnapshot } from '../../db/snapshot.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { forgetDatabaseMemory } from '../../lib/database-memory.js';
 import { invalidateAnnouncementCaches } from '../announcements/cache.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { loadContract } from '../../contract.js';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../lib/outage.js';

@@ -1,5 +1,5 @@
 import type { components } from '@transport-ops/contract';
-import { ListError } from '../../http/errors.js';
+import { ListError } from '../../lib/errors.js';
 import { isCheckViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
 import { emitEvent } from '../events/emit-repository.js';

@@ -1,5 +1,5 @@
 import type { components } from '@transport-ops/contract';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { TransportStatus } from '../../db/schema.js';
 import { STAFF, stateMachine } from '../../lib/state-machine.js';
 import type { AccessLevel } from '../../lib/identity.js';

@@ -1,10 +1,10 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { readStored, storeThen } from '../../lib/file-store.js';
 import { pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';
-import { screenUploads } from '../../plugins/uploads.js';
+import { screenUploads } from '../../lib/uploads.js';
 import { emitEvent } from '../events/emit-repository.js';
 import { documentUrl, toListItem, toTransport } from './mappers.js';
 import { activeVehicleTypes, complaintCount, currentStatus, findVisible, findVisibleDocument, listPage } from './repository.js';

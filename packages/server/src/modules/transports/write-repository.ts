@@ -1,7 +1,7 @@
 import type { components } from '@transport-ops/contract';
 import { sql, type UpdateObject } from 'kysely';
 import type { Database, NewTransportDocument, Transport, TransportStatus, TransportsTable } from '../../db/schema.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { type ColumnsOf, sentColumns } from '../../lib/patch.js';
 import { findCustomerInScope } from '../../lib/customer-scope.js';

@@ -1,6 +1,7 @@
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
+import { audit } from '../../lib/audit.js';
 import { caller } from '../../lib/identity.js';
 import {
   dependentsCount,
@@ -23,6 +24,7 @@ import {
   replaceTags,
   updateTutorialRow,
 } from './admin-write-repository.js';
+import { auditedFields } from './mappers.js';
 import { tutorialNotFound } from './rules.js';
 import type { Db } from './query-repository.js';
 import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
@@ -82,7 +84,9 @@ export const adminTutorialHandlers: ModuleHandlers<
       await insertChapters(trx, id, body.chapters);
       await replaceTags(trx, id, body.tagIds ?? [], false);
       await replacePrerequisites(trx, id, body.prerequisiteIds ?? [], false);
-      return findTutorial(trx, id);
+      const created = (await findTutorial(trx, id))!;
+      await audit(trx, req, { action: 'tutorial.created', resource: { type: 'tutorial', id }, after: auditedFields(created) });
+      return created;
     });
     return { message: 'Tutorial created successfully', result: tutorial! };
   },
@@ -100,6 +104,7 @@ export const adminTutorialHandlers: ModuleHandlers<
       if (body.prerequisiteIds !== undefined) await lockPrerequisiteGraph(trx);
       if (!(await lockTutorial(trx, id))) throw tutorialNotFound(id);
       await checkReferences(trx, body);
+      const before = (await findTutorial(trx, id))!;
       await updateTutorialRow(trx, id, body);
       if (body.prerequisiteIds !== undefined) {
         if (body.prerequisiteIds.includes(id)) throw prerequisiteCycle(`tutorial ${id} cannot require itself`);
@@ -113,7 +118,14 @@ export const adminTutorialHandlers: ModuleHandlers<
       }
       if (body.chapters !== undefined) await replaceChapters(trx, id, body.chapters);
       if (body.tagIds !== undefined) await replaceTags(trx, id, body.tagIds, true);
-      return findTutorial(trx, id);
+      const after = (await findTutorial(trx, id))!;
+      await audit(trx, req, {
+        action: 'tutorial.updated',
+        resource: { type: 'tutorial', id },
+        before: auditedFields(before),
+        after: auditedFields(after),
+      });
+      return after;
     });
     return { message: 'Tutorial updated successfully', result: tutorial! };
   },
@@ -127,7 +139,9 @@ export const adminTutorialHandlers: ModuleHandlers<
       if (usageCount > 0) {
         throw new AppError('RESOURCE_IN_USE', { resource: 'tutorial', id, usageCount }, 'Tutorial is a prerequisite of other tutorials');
       }
+      const before = (await findTutorial(trx, id))!;
       await deleteTutorialRow(trx, id);
+      await audit(trx, req, { action: 'tutorial.deleted', resource: { type: 'tutorial', id }, before: auditedFields(before) });
     });
     return { message: 'Tutorial deleted successfully', result: null };
   },

@@ -1,5 +1,5 @@
 import { emitEvent } from '../events/emit-repository.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';

@@ -134,3 +134,21 @@ export function toFullTutorial(
     tags: toTagRefs(tags),
   });
 }
+
+/** A tutorial's fields as the audit log keeps them: named as in the create and update bodies. */
+export const auditedFields = (t: S['Tutorial']) => ({
+  title: t.title,
+  description: t.description,
+  summary: t.summary,
+  content: t.content,
+  difficulty: t.difficulty,
+  estimatedTime: t.estimatedTime,
+  status: t.status,
+  categoryId: t.category.id,
+  tagIds: t.tags.map((tag) => tag.id),
+  thumbnail: t.thumbnail,
+  video: t.video,
+  attachments: t.attachments,
+  chapters: t.chapters.map(({ title, startTime, duration, description }) => ({ title, startTime, duration, description })),
+  prerequisiteIds: t.prerequisites.map((p) => p.id),
+});

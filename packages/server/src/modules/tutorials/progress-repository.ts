@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import type { Result } from '../../http/handlers.js';
 import { isUniqueViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';

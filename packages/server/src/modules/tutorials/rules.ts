@@ -1,4 +1,4 @@
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 
 export const tutorialNotFound = (tutorialId: number) => new AppError('TUTORIAL_NOT_FOUND', { tutorialId }, 'Tutorial not found');
 

@@ -1,5 +1,5 @@
 import { hashPassword } from '../../lib/passwords.js';
-import { AppError, ListError, notFound } from '../../http/errors.js';
+import { AppError, ListError, notFound } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
 import { pageMeta } from '../../lib/paging.js';

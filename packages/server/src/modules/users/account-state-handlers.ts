@@ -1,5 +1,5 @@
 import { hashPassword } from '../../lib/passwords.js';
-import { AppError, ListError, notFound } from '../../http/errors.js';
+import { AppError, ListError, notFound } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
 import { caller, type AuthContext } from '../../lib/identity.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { AppError, ListError } from '../../http/errors.js';
+import { AppError, ListError } from '../../lib/errors.js';
 import { ACCESS_LEVELS, type AccessLevel, type AuthContext } from '../../lib/identity.js';
 import { isApiKeyAccount, lockOtherActiveAccounts } from './account-repository.js';
 import { passwordProblem } from '../../lib/password-policy.js';

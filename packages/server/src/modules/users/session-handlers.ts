@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { caller } from '../../lib/identity.js';

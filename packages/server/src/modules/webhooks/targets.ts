@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { ListError } from '../../http/errors.js';
+import { ListError } from '../../lib/errors.js';
 
 /*
  * Where webhooks may go. In production a target is https and every address it is reached at is a

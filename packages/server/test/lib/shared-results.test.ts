@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { shareResult, sharedBody } from '../../src/http/shared-results.js';
+import { shareResult, sharedBody } from '../../src/lib/shared-results.js';
 import { useTestApp } from '../support/app.js';
 import { createTransport, loadRefs, type Refs } from '../modules/transports/fixtures.js';
 
