@@ -1204,7 +1204,9 @@ export interface paths {
          *     Rules:
          *     - Another user gets 403 `FORBIDDEN`.
          *     - Design decision: the author may delete only while the topic is `ACTIVE` (409 `TOPIC_CLOSED` for a
-         *       `CLOSED` or `ARCHIVED` topic); supervisors and above may delete in any status.
+         *       `CLOSED` or `ARCHIVED` topic); supervisors and above may delete in any status. A supervisor's or
+         *       administrator's deletion of another user's topic is recorded in the audit log
+         *       (`forum_topic.deleted`) in the same transaction; an author's own deletion is not.
          *     - A hidden or unknown topic answers 404 `TOPIC_NOT_FOUND` to the author; supervisors and above may
          *       delete hidden topics.
          *
@@ -1394,6 +1396,8 @@ export interface paths {
          *     - The main message cannot be deleted alone (409 `NOT_EDITABLE`, `status: MAIN_MESSAGE`): delete the topic instead.
          *     - Design decision: the author may delete only while the topic is `ACTIVE` (409 `TOPIC_CLOSED` otherwise);
          *       supervisors and above may delete in any status.
+         *     - A supervisor's or administrator's deletion of another user's message is recorded in the audit log
+         *       (`forum_message.deleted`) in the same transaction; an author's own deletion is not.
          *     - An unknown, already deleted or hidden message answers 404 `MESSAGE_NOT_FOUND`.
          *
          *     A message with replies stays in the tree as a `[deleted]` placeholder (`isDeleted: true`) so that the
@@ -5914,7 +5918,9 @@ export interface paths {
          *       `forum_topic.hidden`, `forum_topic.unhidden` (`status`, `isHidden`; `details.reason`),
          *       `forum_message.hidden`, `forum_message.unhidden` (`isHidden`; `details.topicId`,
          *       `details.reason`), `forum_report.resolved`, `forum_report.dismissed` (`status`, `comment`;
-         *       `details.messageId`, `details.messageHidden`).
+         *       `details.messageId`, `details.messageHidden`); `forum_topic.deleted` and
+         *       `forum_message.deleted` when a supervisor or administrator deletes another user's topic or
+         *       message through `/trade/forum` (`details.authorId`; an author's own deletion is not audited).
          *     - Tutorials: `tutorial.created`, `tutorial.updated`, `tutorial.deleted` (the fields of the
          *       create and update bodies; `chapters` without their ids).
          *     - Configuration lists (`category`, `complaint_type`, `role`, `tag`, `vehicle_type`,
@@ -5926,7 +5932,9 @@ export interface paths {
          *       their own actions are recorded: the log holds every account's addresses and the security
          *       history of their peers, and a person audited should not read or weigh the record of the
          *       audit. Agents' own changes to their records are not audited (they are the records' own
-         *       history); their failed logins are. Not audited yet: the redelivery of a webhook event.
+         *       history); their failed logins are. Not audited yet: the redelivery of a webhook event, and
+         *       staff's changes through the `/trade` transport operations (a team manager's or supervisor's
+         *       update or deletion of an agent's transport with `PATCH` or `DELETE /trade/transports/{id}`).
          *     - Immutable: no operation changes or deletes an entry, and the database refuses `UPDATE`,
          *       `DELETE` and `TRUNCATE` on the table, except the retention sweep, which removes entries
          *       older than `AUDIT_RETENTION_DAYS` (365 by default).

@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../lib/db-errors.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
 import { iso } from '../../lib/time.js';
 import { hasGlobalView } from '../../lib/scope.js';
+import { audit } from '../../lib/audit.js';
 import { caller } from '../../lib/identity.js';
 import { castVote, currentVote, existingReportId, insertReport, removeVote } from './interaction-repository.js';
 import { emitEvent } from '../events/emit-repository.js';
@@ -95,6 +96,16 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
       if (message.is_main_message) throw mainMessage(id);
       if (!hasGlobalView(auth) && message.topic_status !== 'ACTIVE') throw topicClosed(message.topic_id, message.topic_status);
       await softDeleteMessage(trx, message);
+      // A moderator removing another user's message is a staff change; an author's own deletion is not audited.
+      if (message.author_id !== auth.userId) {
+        await audit(trx, req, {
+          action: 'forum_message.deleted',
+          resource: { type: 'forum_message', id },
+          before: { isDeleted: false },
+          after: { isDeleted: true },
+          details: { topicId: message.topic_id, authorId: message.author_id },
+        });
+      }
     });
     return { message: 'Message deleted successfully', result: null };
   },

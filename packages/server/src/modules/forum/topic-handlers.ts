@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { ModuleHandlers, Result } from '../../http/handlers.js';
 import { hasGlobalView } from '../../lib/scope.js';
 import { fetchPage, pageMeta } from '../../lib/paging.js';
+import { audit } from '../../lib/audit.js';
 import { caller } from '../../lib/identity.js';
 import { toMessage, toSubscription, toTopic, toTopicListItem } from './mappers.js';
 import { allShownMessages, shownMessageIn, shownMessagesOf } from './message-repository.js';
@@ -133,6 +134,15 @@ export const topicHandlers: ModuleHandlers<TopicOps> = {
       if (!mayChange(auth, topic.author_id)) throw notAuthor('topic');
       if (!staff && topic.status !== 'ACTIVE') throw topicClosed(id, topic.status);
       await deleteTopic(trx, id);
+      // A moderator removing another user's topic is a staff change; an author's own deletion is not audited.
+      if (topic.author_id !== auth.userId) {
+        await audit(trx, req, {
+          action: 'forum_topic.deleted',
+          resource: { type: 'forum_topic', id },
+          before: { title: topic.title, status: topic.status, isHidden: topic.is_hidden },
+          details: { authorId: topic.author_id },
+        });
+      }
     });
     return { message: 'Topic deleted successfully', result: null };
   },

@@ -142,6 +142,38 @@ describe('the audit log of forum moderation', () => {
     expect(Object.keys(entry.after!)).toEqual(['status']);
   });
 
+  it("records a supervisor's deletion of another user's message or topic, not an author's own", async () => {
+    const { topicId, mainId } = await createTopic(t.db, agentId, { title: 'A topic a moderator removes' });
+    const own = await addMessage(t.db, topicId, agentId, { parentId: mainId });
+    const other = await addMessage(t.db, topicId, agentId, { parentId: mainId });
+    const byAuthor = await t.call('deleteForumMessage', { token: await t.token('agent'), params: { id: own } });
+    expect(byAuthor.status, JSON.stringify(byAuthor.body)).toBe(200);
+    expect(await entriesOf(t, byAuthor)).toEqual([]);
+    const byModerator = await t.call('deleteForumMessage', { token: supervisor, params: { id: other } });
+    expect(byModerator.status, JSON.stringify(byModerator.body)).toBe(200);
+    expect(await entryOf(t, byModerator)).toMatchObject({
+      action: 'forum_message.deleted',
+      actor: { username: 'supervisor' },
+      resource: { type: 'forum_message', id: other },
+      before: { isDeleted: false },
+      after: { isDeleted: true },
+      details: { topicId, authorId: agentId },
+    });
+    expect((await messageRow(t.db, other)).deleted_at).not.toBeNull();
+
+    const topic = await t.call('deleteForumTopic', { token: supervisor, params: { id: topicId } });
+    expect(topic.status, JSON.stringify(topic.body)).toBe(200);
+    expect(await entryOf(t, topic)).toMatchObject({
+      action: 'forum_topic.deleted',
+      resource: { type: 'forum_topic', id: topicId },
+      before: { title: 'A topic a moderator removes', status: 'ACTIVE', isHidden: false },
+      after: null,
+      details: { authorId: agentId },
+    });
+    const gone = await t.db.selectFrom('forum_topics').select('id').where('id', '=', topicId).execute();
+    expect(gone).toEqual([]);
+  });
+
   it('keeps no entry of a moderation that rolled back', async () => {
     const { topicId, mainId } = await createTopic(t.db, agentId);
     const replyId = await addMessage(t.db, topicId, agentId, { parentId: mainId });
