@@ -34,10 +34,7 @@ export class ResourceKinds {
   private readonly byTemplate = new Map<string, ResourceKind>();
   private readonly byOperation = new Map<string, ResourceKind>();
 
-  constructor(
-    private readonly representations: Representations,
-    gets: Map<string, OperationId>,
-  ) {
+  constructor(representations: Representations, gets: Map<string, OperationId>) {
     for (const [template, operationId] of gets) {
       const read = representations[operationId] as ((req: FastifyRequest) => Promise<unknown>) | undefined;
       if (!read)
@@ -57,10 +54,6 @@ export class ResourceKinds {
   /** The templates of the kinds whose GET route was never added (a contract/route mismatch). */
   unbound(): string[] {
     return [...this.byTemplate].filter(([, kind]) => kind.schema === null).map(([template]) => template);
-  }
-
-  has(template: string): boolean {
-    return this.byTemplate.has(template);
   }
 
   /**

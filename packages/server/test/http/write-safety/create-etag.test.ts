@@ -73,7 +73,7 @@ describe('the ETag of a 201', () => {
   it('createWebhook under a key: the GET’s tag on the 201 and on its replay (secret null there), and a PATCH with it applies', async () => {
     const token = await t.token('admin');
     const key = randomUUID();
-    const body = { url: 'http://127.0.0.1:9/create-etag-hook', eventTypes: ['transport.created'] };
+    const body = { url: 'http://127.0.0.1:9/create-etag-hook', eventTypes: ['transport.created' as const] };
     const created = await t.call('createWebhook', { token, body, headers: { 'idempotency-key': key } });
     expect(created.status).toBe(201);
     expect(created.body.result.secret).toEqual(expect.any(String));
