@@ -6972,7 +6972,7 @@ export interface components {
             /** @description Always null on success. */
             errors: null;
             /** @description Technical exception text; null on success. */
-            except?: string | null;
+            except: string | null;
         };
         /**
          * @description Role of the person (actor) linked to an account. Accounts of the `admin` and `super_admin` access levels are linked to an `ADMIN` actor, the other accounts to an `AGENT` actor; `CUSTOMER` actors have no account.
@@ -7787,38 +7787,17 @@ export interface components {
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomerRef"] | null;
         };
-        /**
-         * @description Pagination of a list returning `result.data` and `result.meta`.
-         *
-         *     Design decision (lists at scale): `total` is exact up to 1,000 matching rows; beyond that
-         *     threshold it is the database planner's estimate (at least 1,001) and `total_is_exact` is false,
-         *     so a count never reads more than 1,001 rows, whatever the size of the table. The lists of large
-         *     or growing tables (transports, complaints, forum topics, actors, announcements, users,
-         *     organizations) count their filtered base table alone (no joins); when the planner expects more
-         *     than 5,000 matches, the estimate is answered without counting at all (the planner's estimate of
-         *     the same filtered list is reused for up to a minute: it changes only when the table's statistics
-         *     are refreshed), and once counting has found more than 1,000 matches, the same filtered list
-         *     answers the estimate without counting again for that minute. The other lists (small tables, one
-         *     topic's messages, one account's sessions) count their filtered rows first, at most 1,001, and ask
-         *     the planner only beyond. The threshold is the depth a
-         *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
-         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
-         *     transport and complaint lists, the total of the same filtered list is counted once and reused
-         *     while no transport (complaint) is written, for at most 10 s, so paging through a list does not
-         *     recount it on every page. Lists that support keyset paging (transports, complaints, forum
-         *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
-         *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
-         */
-        PageMeta: {
+        /** @description Pagination of a list that supports keyset paging (transports, complaints, forum topics, audit log, events): PageMeta (which says how totals are counted) with `total_is_exact` and `next_cursor` always present (`next_cursor` null on the last page). */
+        KeysetPageMeta: {
             /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
             total: number;
             current_page: number;
             total_pages: number;
             limit: number;
             /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
-            total_is_exact?: boolean;
+            total_is_exact: boolean;
             /** @description The `cursor` of the page after this one; null on the last page. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description A customer to create together with the transport (an actor with role `CUSTOMER`). It needs an e-mail address or a phone number; with neither the operation answers 400 `MISSING_CUSTOMER_INFO`. */
         TransportNewCustomer: {
@@ -7956,13 +7935,13 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             /** @description Where the load is picked up, null when not given. */
-            loadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            loadingCoordinates: components["schemas"]["Coordinates"] | null;
             /** @description Where the load is delivered, null when not given. */
-            unloadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            unloadingCoordinates: components["schemas"]["Coordinates"] | null;
             /** @description The loading appointment, null when none. */
-            loadingWindow?: components["schemas"]["TimeWindow"] | null;
+            loadingWindow: components["schemas"]["TimeWindow"] | null;
             /** @description The delivery appointment, null when none. */
-            unloadingWindow?: components["schemas"]["TimeWindow"] | null;
+            unloadingWindow: components["schemas"]["TimeWindow"] | null;
         };
         /** @description Changes to a transport still `PENDING`: only the fields sent change. Optional fields may be cleared with null. `customerId: null` removes the customer; `newCustomer` creates a customer and sets it; the two may not be sent together. */
         TransportUpdateRequest: {
@@ -8259,8 +8238,45 @@ export interface components {
             /** @description The complaint type, null when none was chosen. */
             complaintType: components["schemas"]["ComplaintTypeSummary"] | null;
         };
-        /** @description Pagination of the complaint list, with links to the neighbouring pages. */
+        /**
+         * @description Pagination of a list returning `result.data` and `result.meta`.
+         *
+         *     Design decision (lists at scale): `total` is exact up to 1,000 matching rows; beyond that
+         *     threshold it is the database planner's estimate (at least 1,001) and `total_is_exact` is false,
+         *     so a count never reads more than 1,001 rows, whatever the size of the table. The lists of large
+         *     or growing tables (transports, complaints, forum topics, actors, announcements, users,
+         *     organizations) count their filtered base table alone (no joins); when the planner expects more
+         *     than 5,000 matches, the estimate is answered without counting at all (the planner's estimate of
+         *     the same filtered list is reused for up to a minute: it changes only when the table's statistics
+         *     are refreshed), and once counting has found more than 1,000 matches, the same filtered list
+         *     answers the estimate without counting again for that minute. The other lists (small tables, one
+         *     topic's messages, one account's sessions) count their filtered rows first, at most 1,001, and ask
+         *     the planner only beyond. The threshold is the depth a
+         *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
+         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
+         *     transport and complaint lists, the total of the same filtered list is counted once and reused
+         *     while no transport (complaint) is written, for at most 10 s, so paging through a list does not
+         *     recount it on every page. Lists that support keyset paging (transports, complaints, forum
+         *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
+         *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
+         */
+        PageMeta: {
+            /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
+            total: number;
+            current_page: number;
+            total_pages: number;
+            limit: number;
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
+            total_is_exact?: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor?: string | null;
+        };
+        /** @description Pagination of the complaint list (keyset paging, as KeysetPageMeta), with links to the neighbouring pages. */
         ComplaintPageMeta: components["schemas"]["PageMeta"] & {
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
+            total_is_exact: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor: string | null;
             /** @description The next page number, null on the last page. */
             next_page: number | null;
             /** @description The previous page number, null on the first page. */
@@ -8823,6 +8839,18 @@ export interface components {
             /** Format: date-time */
             publishedAt: string;
         };
+        /** @description Pagination of a list that says whether its total is exact (actors, announcements): PageMeta (which says how totals are counted) with `total_is_exact` always present; these lists have no keyset paging: `next_cursor` is never sent (declared as the released PageMeta declared it). */
+        EstimatedPageMeta: {
+            /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
+            total: number;
+            current_page: number;
+            total_pages: number;
+            limit: number;
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
+            total_is_exact: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor?: string | null;
+        };
         /** @description A file attached to an announcement or a tutorial. */
         Attachment: {
             /** @description Identifier of the attachment within its announcement or tutorial (assigned by the server, 1 for the first). */
@@ -9172,7 +9200,7 @@ export interface components {
              *     with `GET /certificates/{code}/verify` (the target of the certificate's QR code).
              * @example K7P2M9QX4D1B
              */
-            certificateCode?: string;
+            certificateCode: string;
         };
         /** @description A progress report of the caller on one chapter. */
         TutorialProgressRequest: {
@@ -11724,7 +11752,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["TransportListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -13354,7 +13382,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["ForumTopicListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -14624,7 +14652,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["AnnouncementListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -15457,7 +15485,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["Actor"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -16020,7 +16048,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["Actor"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -16581,7 +16609,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["ActorCustomer"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -19137,7 +19165,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["TransportAdminListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -22738,7 +22766,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["AnnouncementAdminListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -23957,7 +23985,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["Event"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -24330,7 +24358,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["AuditEntry"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
