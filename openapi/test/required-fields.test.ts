@@ -62,12 +62,14 @@ describe('success answers and webhook bodies', () => {
     for (const [status, response] of Object.entries<any>(op.responses)) {
       if (!status.startsWith('2')) continue;
       reached(response, names);
-      for (const media of Object.values<any>(response.content ?? {})) optionalProperties(media.schema, `${op.operationId} ${status}`, inline);
+      for (const media of Object.values<any>(response.content ?? {}))
+        optionalProperties(media.schema, `${op.operationId} ${status}`, inline);
     }
   }
   for (const [name, item] of Object.entries<any>(bundled.webhooks ?? {})) {
     reached(item, names);
-    for (const media of Object.values<any>(item.post?.requestBody?.content ?? {})) optionalProperties(media.schema, `webhook ${name}`, inline);
+    for (const media of Object.values<any>(item.post?.requestBody?.content ?? {}))
+      optionalProperties(media.schema, `webhook ${name}`, inline);
   }
 
   it('reach the schemas a client decodes (sanity of the walk)', () => {
