@@ -11247,6 +11247,8 @@ export interface components {
          *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
          *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
          *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+         *     the example is a cursor of the transport lists (`listTransports`, `listAdminTransports`), newest first.
          * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
          */
         Cursor: string;
@@ -11268,8 +11270,9 @@ export interface components {
          *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
          *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
          *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-         *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-         *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
+         *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+         *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+         *     per intended operation.
          * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
          */
         IdempotencyKey: string;
@@ -11287,6 +11290,17 @@ export interface components {
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         IfMatch: string;
+        /**
+         * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+         *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+         *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+         *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+         *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+         *     the example is a cursor of the complaint lists (`listComplaints`, `listAdminComplaints`), newest first.
+         * @example eyJzIjoiYy5jcmVhdGVkX2F0LGMuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCI1NyJdfQ
+         */
+        ComplaintCursor: string;
         /** @description Only complaints in this status. */
         ComplaintStatusFilter: components["schemas"]["ComplaintStatus"];
         /** @description Filter by country. */
@@ -11303,6 +11317,17 @@ export interface components {
         ComplaintSortBy: "createdAt" | "updatedAt" | "status";
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
         Limit50: number;
+        /**
+         * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+         *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+         *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+         *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+         *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+         *     the example is a cursor of the forum topic list, by latest message.
+         * @example eyJzIjoidC5sYXN0X21lc3NhZ2VfYXQsdC5pZDpkZXNjIiwiayI6WyIyMDI2LTExLTE4IDA5OjE0OjAyLjQxMiswMCIsIjIzIl19
+         */
+        ForumTopicCursor: string;
         /** @description Only reports in this status. */
         ForumReportStatusFilter: components["schemas"]["ForumReportStatus"];
         /** @description Only announcements of this category. */
@@ -11729,6 +11754,8 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the transport lists (`listTransports`, `listAdminTransports`), newest first.
                  * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -11778,11 +11805,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 6e407c62-e4a0-4080-824d-69dbeef6dd25
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12070,11 +12098,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 8fec068f-db21-4d13-be30-5ab366375250
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12204,11 +12233,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 44ef2fa5-d2c2-47ed-a67f-2176c278d701
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -12275,11 +12305,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7327691b-03ae-42df-b229-30052f5e9409
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -12382,7 +12413,10 @@ export interface operations {
             query?: {
                 /** @description Entries per page (20 by default). */
                 limit?: number;
-                /** @description The `meta.next_cursor` of the previous page. */
+                /**
+                 * @description The `meta.next_cursor` of the previous page.
+                 * @example eyJ0IjoiMjAyNi0xMS0xOFQwOToxNDowMi40MTIwMDBaIiwiciI6MiwiaSI6ODEyfQ
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -12428,9 +12462,11 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the complaint lists (`listComplaints`, `listAdminComplaints`), newest first.
+                 * @example eyJzIjoiYy5jcmVhdGVkX2F0LGMuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCI1NyJdfQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["ComplaintCursor"];
                 /** @description Only complaints in this status. */
                 status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
@@ -12489,11 +12525,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 3284b185-97cd-40f1-8760-53e0b87938ef
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12925,11 +12962,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 1696df09-4006-4eec-bc82-da8ab40f2a59
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13351,9 +13389,11 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the forum topic list, by latest message.
+                 * @example eyJzIjoidC5sYXN0X21lc3NhZ2VfYXQsdC5pZDpkZXNjIiwiayI6WyIyMDI2LTExLTE4IDA5OjE0OjAyLjQxMiswMCIsIjIzIl19
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["ForumTopicCursor"];
                 /** @description Only topics of this forum category. */
                 categoryId?: number;
                 /** @description Only topics carrying this tag. */
@@ -13408,11 +13448,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example b8773c00-e6ae-4522-8414-e55250a17a2a
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13736,11 +13777,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example a330c9bf-444a-45bf-82f6-7e068b8ddb7c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -13919,11 +13961,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 6143668b-a2fe-4a46-a39c-31edb01842f8
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14253,11 +14296,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example f8022539-af69-481b-bf5b-9f1efa3e0dc1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -14340,11 +14384,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example ece8dd08-11ad-49cf-bffd-ffce0c8ad305
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -14746,11 +14791,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example d8e6b144-ee0d-4b45-9b3b-e03e82bf8ec6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -14821,11 +14867,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example b58b3757-f03e-4623-8172-1078c45f2bc5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15103,11 +15150,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example c5e1ca3f-0b1a-480a-bf2f-f040b5b38645
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15182,11 +15230,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example cd4f772b-b7e7-4110-848e-ab5e4c781f02
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15519,11 +15568,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example e3d1957d-5590-4b57-a7f7-9a0793282e97
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -15820,11 +15870,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 1c2e811e-4383-497d-b3d4-91aad64cf873
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15886,11 +15937,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 83109f96-2bba-4435-b648-bb2cf393bb6a
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15960,11 +16012,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 3231b15a-0f85-42b3-a1a4-f8c21470a919
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16082,11 +16135,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example eb8d8510-407f-48d7-a5f7-310645eb49ed
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16383,11 +16437,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 1d002137-05f0-4ae8-b5b0-63946f801ce1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -16449,11 +16504,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4795cf8d-6fc9-4d87-8654-a83201d80017
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -16523,11 +16579,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 72547f70-e055-43f3-8422-bc089fdb2582
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16643,11 +16700,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4d15014e-97dd-4d72-bd47-3dbc2c99e686
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16935,11 +16993,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example a9983246-a81c-4200-9ef0-b0880aa94b24
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -17001,11 +17060,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 97ca3804-4ff5-49c5-8b61-c4287761e44b
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -17067,11 +17127,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example ae23ef87-329d-4d9d-9fa4-f8f51174f1fa
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -17245,11 +17306,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 02b4c757-8979-409b-9791-4d737884d320
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -17546,11 +17608,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 28dce64b-5ffc-40d4-9698-b63f22b7a736
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -17612,11 +17675,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7892fb7d-da47-474e-ae83-83ecf3d5e8df
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -18069,11 +18133,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 787d6769-0359-4d6a-b6e1-70fed8f7f677
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -18371,9 +18436,11 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the complaint lists (`listComplaints`, `listAdminComplaints`), newest first.
+                 * @example eyJzIjoiYy5jcmVhdGVkX2F0LGMuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCI1NyJdfQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["ComplaintCursor"];
                 /** @description Only complaints in this status. */
                 status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
@@ -18760,11 +18827,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7971521a-406f-40a5-ac48-ad60ad2921d0
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19138,6 +19206,8 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the transport lists (`listTransports`, `listAdminTransports`), newest first.
                  * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -19368,11 +19438,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 189155b1-daa7-4b79-bdff-b595b622ce6c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19482,11 +19553,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example a7cfd4e5-f707-427f-b7a2-018f1926c6b5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19703,11 +19775,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example f3ff26c7-6e72-45d8-90fb-ff39eeba7718
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19782,11 +19855,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 68ea589f-35f5-41f1-93b9-2374a079093e
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19861,11 +19935,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4c89eb8e-df81-4e8c-a8e1-d64edf2b7f21
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -20018,11 +20093,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4ed1d0fe-81f2-456d-8eb0-3f6d7ef91520
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20388,11 +20464,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 353e6704-34bd-4e64-8d10-9e888fa625df
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20766,11 +20843,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 94db88c9-a0e7-455f-902d-082808e778ce
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21189,11 +21267,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 2320b4fb-9ba1-4345-8294-d126b4d9232c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21561,11 +21640,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example d7f3ce0c-1d65-4a16-8df2-01919c450fca
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21939,11 +22019,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 262915c1-233b-41c4-9932-bfd1806faac0
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -22359,11 +22440,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 73dd5d1f-5666-4e1c-80d4-916bf7d54ed5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -22792,11 +22874,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 00e5d231-15ee-4d30-ad97-386eec376b33
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23035,11 +23118,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 2f4de80c-91c6-4f87-b4bf-cfb712c49031
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -23110,11 +23194,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4263178a-3d7d-485a-8243-22c982452975
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -23176,11 +23261,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 9ca87720-c407-453b-8308-c508a8893626
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23288,11 +23374,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7a98f22e-2736-4dfe-9e96-4b369cd5476c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23593,11 +23680,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example fd5d72be-fc8a-4274-ba9b-90cc0c9c1e68
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23967,7 +24055,10 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `meta.next_cursor` of the previous page; `page` is then ignored. */
+                /**
+                 * @description The `meta.next_cursor` of the previous page; `page` is then ignored.
+                 * @example ZTo0MjEw
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -24084,11 +24175,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 0a3c1d05-6cdf-4b06-87cd-01a79e6f0fbf
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description The event's id (`evt_` and 24 hexadecimal characters). */
@@ -24207,11 +24299,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 8651e5a6-6f5f-4a7a-bbc0-576d90b7a0af
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -24340,7 +24433,10 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `meta.next_cursor` of the previous page; `page` is then ignored. */
+                /**
+                 * @description The `meta.next_cursor` of the previous page; `page` is then ignored.
+                 * @example YTo4MTI
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -24391,11 +24487,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 48489949-1e5b-46f0-bd85-e5a9e19908b1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
