@@ -2648,6 +2648,12 @@ export interface paths {
          *     case-insensitive (409 `ALREADY_EXISTS`). Design decision: the same person may exist in two families (an
          *     agent who is also a customer) with the same e-mail.
          *
+         *     Design decision: "an e-mail or a phone" is in the body's schema (`anyOf` of a required `email` and a
+         *     required `phone`), so that generated clients and testing tools know it, and the answer stays the one
+         *     this operation has always given: a body that breaks only this rule gets 400 `MISSING_CUSTOMER_INFO`
+         *     (with `message`), not a list of schema errors; a body that also breaks another rule gets the usual
+         *     400 list for the other rules (as before, the contact is checked once the fields are valid).
+         *
          *     Errors:
          *     - 400: a field breaks its rule (list of strings).
          *     - 400 `MISSING_CUSTOMER_INFO`: neither `email` nor `phone`.
@@ -9426,7 +9432,7 @@ export interface components {
             /** @description Phone number in E.164 style: an optional `+`, then 7 to 15 digits without spaces. */
             phone?: string;
             address?: string;
-        };
+        } | unknown | unknown;
         /** @description Changes a customer; only the fields sent change, `null` clears a nullable field. The result must still have an e-mail or a phone (otherwise 400 `MISSING_CUSTOMER_INFO`). Unknown fields are refused. */
         ActorCustomerUpdate: {
             firstName?: string;
