@@ -9432,7 +9432,11 @@ export interface components {
             /** @description Phone number in E.164 style: an optional `+`, then 7 to 15 digits without spaces. */
             phone?: string;
             address?: string;
-        } | unknown | unknown;
+        } & ({
+            email: string;
+        } | {
+            phone: string;
+        });
         /** @description Changes a customer; only the fields sent change, `null` clears a nullable field. The result must still have an e-mail or a phone (otherwise 400 `MISSING_CUSTOMER_INFO`). Unknown fields are refused. */
         ActorCustomerUpdate: {
             firstName?: string;

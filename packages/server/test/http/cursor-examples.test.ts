@@ -14,7 +14,10 @@ beforeAll(async () => {
 });
 
 const listsWithCursor = operations
-  .map((o) => ({ o, cursor: (o.operation.parameters ?? []).map((p) => deref(p as Record<string, any>)).find((p) => p.name === 'cursor') }))
+  .map((o) => ({
+    o,
+    cursor: ((o.operation.parameters ?? []) as Array<Record<string, any>>).map((p) => deref(p)).find((p) => p.name === 'cursor'),
+  }))
   .filter(({ cursor }) => cursor !== undefined)
   .map(({ o, cursor }) => ({
     operationId: o.operationId,

@@ -97,7 +97,7 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
   });
 
   it('refuses a customer with neither e-mail nor phone with 400 MISSING_CUSTOMER_INFO', async () => {
-    const res = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'No', lastName: 'Contact' } });
+    const res = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'No', lastName: 'Contact' } as never });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ code: 'MISSING_CUSTOMER_INFO', message: 'Provide at least an e-mail address or a phone number' });
   });
@@ -106,14 +106,14 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
     const schema = deref(
       deref(operationById.get('createCustomer')!.operation.requestBody as Record<string, any>).content['application/json'].schema,
     );
-    expect(schema.anyOf).toEqual([{ required: ['email'] }, { required: ['phone'] }]);
+    expect(schema.allOf[1].anyOf.map((branch: { required: string[] }) => branch.required)).toEqual([['email'], ['phone']]);
     const token = await t.token('supervisor');
     const before = await t.db
       .selectFrom('actors')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     // No contact and another broken rule: the list names the other rule only (the contact is checked once the fields are valid).
-    const both = await t.call('createCustomer', { token, body: { firstName: '', lastName: 'Contact' } });
+    const both = await t.call('createCustomer', { token, body: { firstName: '', lastName: 'Contact' } as never });
     expect(both.status).toBe(400);
     expect(both.body).toMatchObject({ message: 'Validation failed', errors: ['body/firstName must NOT have fewer than 1 characters'] });
     // Either contact alone is enough.
