@@ -46,6 +46,18 @@ function collect(): Example[] {
       }
     }
   }
+  // The bodies the server sends to webhook endpoints (the contract's `webhooks` section).
+  for (const [name, item] of Object.entries<any>(bundled.webhooks ?? {})) {
+    for (const [type, m] of Object.entries<any>(item.post?.requestBody?.content ?? {})) {
+      for (const [exName, ex] of Object.entries<any>(m.examples ?? {})) {
+        out.push({
+          where: `webhook ${name} ${exName}`,
+          schemaRef: `contract#/${pointer('webhooks', name, 'post', 'requestBody', 'content', type, 'schema')}`,
+          value: deref(ex).value,
+        });
+      }
+    }
+  }
   return [...new Map(out.map((e) => [e.where, e])).values()];
 }
 

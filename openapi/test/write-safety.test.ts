@@ -41,7 +41,16 @@ describe('Idempotency-Key', () => {
   });
 
   it.each(keyed.map((o) => [`${o.method} ${o.path}`, o] as const))('%s takes it, with its 409, 422 and replay header', (_, { op }) => {
-    expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    // Each keyed operation carries its own copy of the shared header, with its own example (the
+    // examples decorator, openapi/plugins/examples.mjs).
+    const { example, ...shared } = bundled.components.parameters.IdempotencyKey;
+    const own = op.parameters.find((p: any) => p.name === 'Idempotency-Key');
+    expect(own).toMatchObject(
+      Object.assign({}, shared, {
+        example: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      }),
+    );
+    expect(own.example).not.toBe(example);
     expect(refOf(op.responses['422'])).toBe('#/components/responses/IdempotencyKeyReused');
     expect(op.responses['409']).toBeDefined();
     expect(okResponse(op).headers?.['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/IdempotentReplayed' });
@@ -54,6 +63,11 @@ describe('Idempotency-Key', () => {
       if (op['x-conditional'] === false) expect(op.description).toContain('takes no `If-Match`');
       expect(headerParams(op)).not.toContain(op['x-idempotency'] === false ? 'Idempotency-Key' : 'If-Match');
     }
+  });
+
+  it('has an example of its own in every operation that takes it', () => {
+    const examples = keyed.map(({ op }) => op.parameters.find((p: any) => p.name === 'Idempotency-Key')?.example);
+    expect(new Set(examples).size).toBe(keyed.length);
   });
 
   it('is taken by no other operation', () => {

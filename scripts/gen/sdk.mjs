@@ -34,7 +34,10 @@ export function operationTable(document, header) {
       // Headers are not among the concise form's parameters (options carry them).
       const inOf = (p) => (p.$ref ? document.components.parameters[p.$ref.split('/').pop()].in : p.in);
       const pathOrQuery = params.filter((p) => inOf(p) !== 'header');
-      const keyed = refs.includes('#/components/parameters/IdempotencyKey') ? 16 : 0;
+      // The bundle gives each keyed operation its own copy of the header (with an example of its own,
+      // openapi/plugins/examples.mjs): recognized by name.
+      const nameOf = (p) => (p.$ref ? document.components.parameters[p.$ref.split('/').pop()].name : p.name);
+      const keyed = params.some((p) => inOf(p) === 'header' && nameOf(p) === 'Idempotency-Key') ? 16 : 0;
       const etag = refs.includes('#/components/parameters/IfNoneMatch') ? 32 : 0;
       const flags =
         (pathOrQuery.length ? 1 : 0) | (op.requestBody ? 2 : 0) | (content['multipart/form-data'] ? 4 : 0) | (json ? 0 : 8) | keyed | etag;

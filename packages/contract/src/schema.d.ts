@@ -2652,6 +2652,12 @@ export interface paths {
          *     case-insensitive (409 `ALREADY_EXISTS`). Design decision: the same person may exist in two families (an
          *     agent who is also a customer) with the same e-mail.
          *
+         *     Design decision: "an e-mail or a phone" is in the body's schema (`anyOf` of a required `email` and a
+         *     required `phone`), so that generated clients and testing tools know it, and the answer stays the one
+         *     this operation has always given: a body that breaks only this rule gets 400 `MISSING_CUSTOMER_INFO`
+         *     (with `message`), not a list of schema errors; a body that also breaks another rule gets the usual
+         *     400 list for the other rules (as before, the contact is checked once the fields are valid).
+         *
          *     Errors:
          *     - 400: a field breaks its rule (list of strings).
          *     - 400 `MISSING_CUSTOMER_INFO`: neither `email` nor `phone`.
@@ -6993,7 +6999,7 @@ export interface components {
             /** @description Always null on success. */
             errors: null;
             /** @description Technical exception text; null on success. */
-            except?: string | null;
+            except: string | null;
         };
         /**
          * @description Role of the person (actor) linked to an account. Accounts of the `admin` and `super_admin` access levels are linked to an `ADMIN` actor, the other accounts to an `AGENT` actor; `CUSTOMER` actors have no account.
@@ -7808,38 +7814,17 @@ export interface components {
             /** @description The customer, null when the transport has none. */
             customer: components["schemas"]["TransportCustomerRef"] | null;
         };
-        /**
-         * @description Pagination of a list returning `result.data` and `result.meta`.
-         *
-         *     Design decision (lists at scale): `total` is exact up to 1,000 matching rows; beyond that
-         *     threshold it is the database planner's estimate (at least 1,001) and `total_is_exact` is false,
-         *     so a count never reads more than 1,001 rows, whatever the size of the table. The lists of large
-         *     or growing tables (transports, complaints, forum topics, actors, announcements, users,
-         *     organizations) count their filtered base table alone (no joins); when the planner expects more
-         *     than 5,000 matches, the estimate is answered without counting at all (the planner's estimate of
-         *     the same filtered list is reused for up to a minute: it changes only when the table's statistics
-         *     are refreshed), and once counting has found more than 1,000 matches, the same filtered list
-         *     answers the estimate without counting again for that minute. The other lists (small tables, one
-         *     topic's messages, one account's sessions) count their filtered rows first, at most 1,001, and ask
-         *     the planner only beyond. The threshold is the depth a
-         *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
-         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
-         *     transport and complaint lists, the total of the same filtered list is counted once and reused
-         *     while no transport (complaint) is written, for at most 10 s, so paging through a list does not
-         *     recount it on every page. Lists that support keyset paging (transports, complaints, forum
-         *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
-         *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
-         */
-        PageMeta: {
+        /** @description Pagination of a list that supports keyset paging (transports, complaints, forum topics, audit log, events): PageMeta (which says how totals are counted) with `total_is_exact` and `next_cursor` always present (`next_cursor` null on the last page). */
+        KeysetPageMeta: {
             /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
             total: number;
             current_page: number;
             total_pages: number;
             limit: number;
             /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
-            total_is_exact?: boolean;
+            total_is_exact: boolean;
             /** @description The `cursor` of the page after this one; null on the last page. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description A customer to create together with the transport (an actor with role `CUSTOMER`). It needs an e-mail address or a phone number; with neither the operation answers 400 `MISSING_CUSTOMER_INFO`. */
         TransportNewCustomer: {
@@ -7977,13 +7962,13 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             /** @description Where the load is picked up, null when not given. */
-            loadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            loadingCoordinates: components["schemas"]["Coordinates"] | null;
             /** @description Where the load is delivered, null when not given. */
-            unloadingCoordinates?: components["schemas"]["Coordinates"] | null;
+            unloadingCoordinates: components["schemas"]["Coordinates"] | null;
             /** @description The loading appointment, null when none. */
-            loadingWindow?: components["schemas"]["TimeWindow"] | null;
+            loadingWindow: components["schemas"]["TimeWindow"] | null;
             /** @description The delivery appointment, null when none. */
-            unloadingWindow?: components["schemas"]["TimeWindow"] | null;
+            unloadingWindow: components["schemas"]["TimeWindow"] | null;
         };
         /** @description Changes to a transport still `PENDING`: only the fields sent change. Optional fields may be cleared with null. `customerId: null` removes the customer; `newCustomer` creates a customer and sets it; the two may not be sent together. */
         TransportUpdateRequest: {
@@ -8280,8 +8265,45 @@ export interface components {
             /** @description The complaint type, null when none was chosen. */
             complaintType: components["schemas"]["ComplaintTypeSummary"] | null;
         };
-        /** @description Pagination of the complaint list, with links to the neighbouring pages. */
+        /**
+         * @description Pagination of a list returning `result.data` and `result.meta`.
+         *
+         *     Design decision (lists at scale): `total` is exact up to 1,000 matching rows; beyond that
+         *     threshold it is the database planner's estimate (at least 1,001) and `total_is_exact` is false,
+         *     so a count never reads more than 1,001 rows, whatever the size of the table. The lists of large
+         *     or growing tables (transports, complaints, forum topics, actors, announcements, users,
+         *     organizations) count their filtered base table alone (no joins); when the planner expects more
+         *     than 5,000 matches, the estimate is answered without counting at all (the planner's estimate of
+         *     the same filtered list is reused for up to a minute: it changes only when the table's statistics
+         *     are refreshed), and once counting has found more than 1,000 matches, the same filtered list
+         *     answers the estimate without counting again for that minute. The other lists (small tables, one
+         *     topic's messages, one account's sessions) count their filtered rows first, at most 1,001, and ask
+         *     the planner only beyond. The threshold is the depth a
+         *     person pages to; clients that need every row follow `next_cursor` to the end (or use the
+         *     exports), and read `total` beyond 1,000 as an order of magnitude ("about 25,000"). On the
+         *     transport and complaint lists, the total of the same filtered list is counted once and reused
+         *     while no transport (complaint) is written, for at most 10 s, so paging through a list does not
+         *     recount it on every page. Lists that support keyset paging (transports, complaints, forum
+         *     topics) also answer `total_is_exact` and `next_cursor`: pass `next_cursor` as the `cursor` query
+         *     parameter to read the following page at constant cost; `page` reaches rows up to offset 10,000.
+         */
+        PageMeta: {
+            /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
+            total: number;
+            current_page: number;
+            total_pages: number;
+            limit: number;
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
+            total_is_exact?: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor?: string | null;
+        };
+        /** @description Pagination of the complaint list (keyset paging, as KeysetPageMeta), with links to the neighbouring pages. */
         ComplaintPageMeta: components["schemas"]["PageMeta"] & {
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
+            total_is_exact: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor: string | null;
             /** @description The next page number, null on the last page. */
             next_page: number | null;
             /** @description The previous page number, null on the first page. */
@@ -8844,6 +8866,18 @@ export interface components {
             /** Format: date-time */
             publishedAt: string;
         };
+        /** @description Pagination of a list that says whether its total is exact (actors, announcements): PageMeta (which says how totals are counted) with `total_is_exact` always present; these lists have no keyset paging: `next_cursor` is never sent (declared as the released PageMeta declared it). */
+        EstimatedPageMeta: {
+            /** @description Number of items matching the filters (exact up to 1,000, else an estimate; see `total_is_exact`). */
+            total: number;
+            current_page: number;
+            total_pages: number;
+            limit: number;
+            /** @description False when more than 1,000 items match and `total` is the planner's estimate. */
+            total_is_exact: boolean;
+            /** @description The `cursor` of the page after this one; null on the last page. */
+            next_cursor?: string | null;
+        };
         /** @description A file attached to an announcement or a tutorial. */
         Attachment: {
             /** @description Identifier of the attachment within its announcement or tutorial (assigned by the server, 1 for the first). */
@@ -9193,7 +9227,7 @@ export interface components {
              *     with `GET /certificates/{code}/verify` (the target of the certificate's QR code).
              * @example K7P2M9QX4D1B
              */
-            certificateCode?: string;
+            certificateCode: string;
         };
         /** @description A progress report of the caller on one chapter. */
         TutorialProgressRequest: {
@@ -9419,7 +9453,11 @@ export interface components {
             /** @description Phone number in E.164 style: an optional `+`, then 7 to 15 digits without spaces. */
             phone?: string;
             address?: string;
-        };
+        } & ({
+            email: string;
+        } | {
+            phone: string;
+        });
         /** @description Changes a customer; only the fields sent change, `null` clears a nullable field. The result must still have an e-mail or a phone (otherwise 400 `MISSING_CUSTOMER_INFO`). Unknown fields are refused. */
         ActorCustomerUpdate: {
             firstName?: string;
@@ -11240,6 +11278,8 @@ export interface components {
          *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
          *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
          *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+         *     the example is a cursor of the transport lists (`listTransports`, `listAdminTransports`), newest first.
          * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
          */
         Cursor: string;
@@ -11261,8 +11301,9 @@ export interface components {
          *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
          *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
          *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-         *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-         *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
+         *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+         *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+         *     per intended operation.
          * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
          */
         IdempotencyKey: string;
@@ -11282,6 +11323,17 @@ export interface components {
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         IfMatch: string;
+        /**
+         * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+         *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+         *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+         *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+         *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+         *     the example is a cursor of the complaint lists (`listComplaints`, `listAdminComplaints`), newest first.
+         * @example eyJzIjoiYy5jcmVhdGVkX2F0LGMuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCI1NyJdfQ
+         */
+        ComplaintCursor: string;
         /** @description Only complaints in this status. */
         ComplaintStatusFilter: components["schemas"]["ComplaintStatus"];
         /** @description Filter by country. */
@@ -11298,6 +11350,17 @@ export interface components {
         ComplaintSortBy: "createdAt" | "updatedAt" | "status";
         /** @description Items per page (announcements, tutorials and forum topics; at most 50). */
         Limit50: number;
+        /**
+         * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
+         *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
+         *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
+         *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
+         *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+         *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+         *     the example is a cursor of the forum topic list, by latest message.
+         * @example eyJzIjoidC5sYXN0X21lc3NhZ2VfYXQsdC5pZDpkZXNjIiwiayI6WyIyMDI2LTExLTE4IDA5OjE0OjAyLjQxMiswMCIsIjIzIl19
+         */
+        ForumTopicCursor: string;
         /** @description Only reports in this status. */
         ForumReportStatusFilter: components["schemas"]["ForumReportStatus"];
         /** @description Only announcements of this category. */
@@ -11725,6 +11788,8 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the transport lists (`listTransports`, `listAdminTransports`), newest first.
                  * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -11748,7 +11813,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["TransportListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -11774,11 +11839,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 6e407c62-e4a0-4080-824d-69dbeef6dd25
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12071,11 +12137,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 8fec068f-db21-4d13-be30-5ab366375250
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12205,11 +12272,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 44ef2fa5-d2c2-47ed-a67f-2176c278d701
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -12276,11 +12344,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7327691b-03ae-42df-b229-30052f5e9409
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -12383,7 +12452,10 @@ export interface operations {
             query?: {
                 /** @description Entries per page (20 by default). */
                 limit?: number;
-                /** @description The `meta.next_cursor` of the previous page. */
+                /**
+                 * @description The `meta.next_cursor` of the previous page.
+                 * @example eyJ0IjoiMjAyNi0xMS0xOFQwOToxNDowMi40MTIwMDBaIiwiciI6MiwiaSI6ODEyfQ
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -12429,9 +12501,11 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the complaint lists (`listComplaints`, `listAdminComplaints`), newest first.
+                 * @example eyJzIjoiYy5jcmVhdGVkX2F0LGMuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCI1NyJdfQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["ComplaintCursor"];
                 /** @description Only complaints in this status. */
                 status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
@@ -12490,11 +12564,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 3284b185-97cd-40f1-8760-53e0b87938ef
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12933,11 +13008,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 1696df09-4006-4eec-bc82-da8ab40f2a59
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13365,9 +13441,11 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the forum topic list, by latest message.
+                 * @example eyJzIjoidC5sYXN0X21lc3NhZ2VfYXQsdC5pZDpkZXNjIiwiayI6WyIyMDI2LTExLTE4IDA5OjE0OjAyLjQxMiswMCIsIjIzIl19
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["ForumTopicCursor"];
                 /** @description Only topics of this forum category. */
                 categoryId?: number;
                 /** @description Only topics carrying this tag. */
@@ -13396,7 +13474,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["ForumTopicListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -13422,11 +13500,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example b8773c00-e6ae-4522-8414-e55250a17a2a
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -13755,11 +13834,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example a330c9bf-444a-45bf-82f6-7e068b8ddb7c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -13942,11 +14022,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 6143668b-a2fe-4a46-a39c-31edb01842f8
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -14281,11 +14362,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example f8022539-af69-481b-bf5b-9f1efa3e0dc1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -14368,11 +14450,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example ece8dd08-11ad-49cf-bffd-ffce0c8ad305
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -14680,7 +14763,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["AnnouncementListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -14774,11 +14857,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example d8e6b144-ee0d-4b45-9b3b-e03e82bf8ec6
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -14849,11 +14933,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example b58b3757-f03e-4623-8172-1078c45f2bc5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15131,11 +15216,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example c5e1ca3f-0b1a-480a-bf2f-f040b5b38645
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15210,11 +15296,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example cd4f772b-b7e7-4110-848e-ab5e4c781f02
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15513,7 +15600,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["Actor"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -15547,11 +15634,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example e3d1957d-5590-4b57-a7f7-9a0793282e97
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -15853,11 +15941,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 1c2e811e-4383-497d-b3d4-91aad64cf873
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15919,11 +16008,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 83109f96-2bba-4435-b648-bb2cf393bb6a
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -15993,11 +16083,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 3231b15a-0f85-42b3-a1a4-f8c21470a919
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16081,7 +16172,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["Actor"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -16115,11 +16206,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example eb8d8510-407f-48d7-a5f7-310645eb49ed
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16421,11 +16513,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 1d002137-05f0-4ae8-b5b0-63946f801ce1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -16487,11 +16580,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4795cf8d-6fc9-4d87-8654-a83201d80017
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -16561,11 +16655,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 72547f70-e055-43f3-8422-bc089fdb2582
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16647,7 +16742,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["ActorCustomer"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -16681,11 +16776,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4d15014e-97dd-4d72-bd47-3dbc2c99e686
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -16978,11 +17074,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example a9983246-a81c-4200-9ef0-b0880aa94b24
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -17044,11 +17141,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 97ca3804-4ff5-49c5-8b61-c4287761e44b
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -17110,11 +17208,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example ae23ef87-329d-4d9d-9fa4-f8f51174f1fa
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -17288,11 +17387,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 02b4c757-8979-409b-9791-4d737884d320
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -17594,11 +17694,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 28dce64b-5ffc-40d4-9698-b63f22b7a736
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -17660,11 +17761,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7892fb7d-da47-474e-ae83-83ecf3d5e8df
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -18123,11 +18225,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 787d6769-0359-4d6a-b6e1-70fed8f7f677
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -18430,9 +18533,11 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
-                 * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the complaint lists (`listComplaints`, `listAdminComplaints`), newest first.
+                 * @example eyJzIjoiYy5jcmVhdGVkX2F0LGMuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCI1NyJdfQ
                  */
-                cursor?: components["parameters"]["Cursor"];
+                cursor?: components["parameters"]["ComplaintCursor"];
                 /** @description Only complaints in this status. */
                 status?: components["parameters"]["ComplaintStatusFilter"];
                 /** @description Filter by country. */
@@ -18825,11 +18930,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7971521a-406f-40a5-ac48-ad60ad2921d0
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19203,6 +19309,8 @@ export interface operations {
                  *     400), and `page` is then ignored. Cursor pages cost the same at any depth, unlike `page`, which
                  *     reaches rows up to offset 10,000 only (a deeper `page` answers 400 naming the cursor). Rows
                  *     inserted or changed meanwhile are neither skipped nor repeated twice by the cursor itself.
+                 *     Each list hands out cursors of its own (a cursor of another list is refused with 400):
+                 *     the example is a cursor of the transport lists (`listTransports`, `listAdminTransports`), newest first.
                  * @example eyJzIjoidC5jcmVhdGVkX2F0LHQuaWQ6ZGVzYyIsImsiOlsiMjAyNi0xMS0xOCAwOToxNDowMi40MTIrMDAiLCIxMDQyIl19
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -19230,7 +19338,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["TransportAdminListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -19437,11 +19545,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 189155b1-daa7-4b79-bdff-b595b622ce6c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19551,11 +19660,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example a7cfd4e5-f707-427f-b7a2-018f1926c6b5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19772,11 +19882,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example f3ff26c7-6e72-45d8-90fb-ff39eeba7718
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19851,11 +19962,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 68ea589f-35f5-41f1-93b9-2374a079093e
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -19930,11 +20042,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4c89eb8e-df81-4e8c-a8e1-d64edf2b7f21
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -20087,11 +20200,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4ed1d0fe-81f2-456d-8eb0-3f6d7ef91520
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20464,11 +20578,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 353e6704-34bd-4e64-8d10-9e888fa625df
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -20849,11 +20964,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 94db88c9-a0e7-455f-902d-082808e778ce
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21279,11 +21395,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 2320b4fb-9ba1-4345-8294-d126b4d9232c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -21658,11 +21775,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example d7f3ce0c-1d65-4a16-8df2-01919c450fca
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -22043,11 +22161,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 262915c1-233b-41c4-9932-bfd1806faac0
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -22470,11 +22589,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 73dd5d1f-5666-4e1c-80d4-916bf7d54ed5
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -22884,7 +23004,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["AnnouncementAdminListItem"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["EstimatedPageMeta"];
                         };
                     };
                 };
@@ -22910,11 +23030,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 00e5d231-15ee-4d30-ad97-386eec376b33
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23158,11 +23279,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 2f4de80c-91c6-4f87-b4bf-cfb712c49031
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -23233,11 +23355,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 4263178a-3d7d-485a-8243-22c982452975
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */
@@ -23299,11 +23422,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 9ca87720-c407-453b-8308-c508a8893626
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23411,11 +23535,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 7a98f22e-2736-4dfe-9e96-4b369cd5476c
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -23721,11 +23846,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example fd5d72be-fc8a-4274-ba9b-90cc0c9c1e68
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -24100,7 +24226,10 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `meta.next_cursor` of the previous page; `page` is then ignored. */
+                /**
+                 * @description The `meta.next_cursor` of the previous page; `page` is then ignored.
+                 * @example ZTo0MjEw
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -24118,7 +24247,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["Event"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -24217,11 +24346,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 0a3c1d05-6cdf-4b06-87cd-01a79e6f0fbf
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description The event's id (`evt_` and 24 hexadecimal characters). */
@@ -24340,11 +24470,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 8651e5a6-6f5f-4a7a-bbc0-576d90b7a0af
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -24473,7 +24604,10 @@ export interface operations {
                 page?: components["parameters"]["Page"];
                 /** @description Items per page (general page size; at most 100). */
                 limit?: components["parameters"]["Limit"];
-                /** @description The `meta.next_cursor` of the previous page; `page` is then ignored. */
+                /**
+                 * @description The `meta.next_cursor` of the previous page; `page` is then ignored.
+                 * @example YTo4MTI
+                 */
                 cursor?: string;
             };
             header?: never;
@@ -24491,7 +24625,7 @@ export interface operations {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
                         result: {
                             data: components["schemas"]["AuditEntry"][];
-                            meta: components["schemas"]["PageMeta"];
+                            meta: components["schemas"]["KeysetPageMeta"];
                         };
                     };
                 };
@@ -24524,11 +24658,12 @@ export interface operations {
                  *     422 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running, 409
                  *     `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`. Without the header the request is run as it comes,
                  *     every time (as before this header existed). See "Idempotent retries" in the introduction.
-                 *     The example is illustrative: a key is used once, so send a fresh one per operation (a tool
-                 *     replaying the example across operations gets 422 `IDEMPOTENCY_KEY_REUSED`).
-                 * @example 6f1c2a8e-3b4d-4e5f-9a7b-1c2d3e4f5a6b
+                 *     The examples are illustrative, one per operation (a key is used once: a tool replaying one
+                 *     operation's example with another request gets 422 `IDEMPOTENCY_KEY_REUSED`); send a fresh key
+                 *     per intended operation.
+                 * @example 48489949-1e5b-46f0-bd85-e5a9e19908b1
                  */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Numeric identifier of the resource. */

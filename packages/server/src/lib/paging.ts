@@ -48,8 +48,13 @@ export interface PageMeta {
   total_is_exact?: boolean;
   next_cursor?: string | null;
 }
+/** The meta of a keyset-paged list (the contract's KeysetPageMeta): both extras always present. */
+export interface KeysetPageMeta extends PageMeta {
+  total_is_exact: boolean;
+  next_cursor: string | null;
+}
 /** The complaint list's meta, with the neighbouring pages. */
-export interface LinkedPageMeta extends PageMeta {
+export interface LinkedPageMeta extends KeysetPageMeta {
   next_page: number | null;
   previous_page: number | null;
 }
@@ -60,6 +65,8 @@ export interface PageExtras {
   nextCursor: string | null;
 }
 
+export function pageMeta(total: number, page: number, limit: number): PageMeta;
+export function pageMeta(total: number, page: number, limit: number, extras: PageExtras): KeysetPageMeta;
 export function pageMeta(total: number, page: number, limit: number, extras?: PageExtras): PageMeta {
   const meta: PageMeta = { total, current_page: page, total_pages: Math.ceil(total / limit), limit };
   if (extras) {
@@ -69,7 +76,7 @@ export function pageMeta(total: number, page: number, limit: number, extras?: Pa
   return meta;
 }
 
-export function linkedPageMeta(total: number, page: number, limit: number, extras?: PageExtras): LinkedPageMeta {
+export function linkedPageMeta(total: number, page: number, limit: number, extras: PageExtras): LinkedPageMeta {
   const meta = pageMeta(total, page, limit, extras);
   return Object.assign({}, meta, {
     next_page: page < meta.total_pages ? page + 1 : null,

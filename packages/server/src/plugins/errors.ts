@@ -10,10 +10,35 @@ import { STORAGE_RETRY_AFTER_SECONDS, storageFailure } from '../lib/storage-erro
 
 interface ValidationIssue {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
   schema?: unknown;
+  parentSchema?: Record<string, unknown>;
+}
+
+/**
+ * A schema may name the domain error its `anyOf` stands for (`x-error-code`, e.g. "an e-mail or a
+ * phone": MISSING_CUSTOMER_INFO, the code the operation gave before the rule was in the schema).
+ * When that `anyOf` is the only rule broken, the answer is that error; when others are broken too,
+ * the `anyOf` (and its branches' errors) is left out of the list, as the rule used to be checked
+ * only once the fields were valid.
+ */
+// The texts are those of the operation's own check (modules/actors/family.ts), which stays for updates.
+const DOMAIN_MESSAGES: Record<string, { detail: string; message: string }> = {
+  MISSING_CUSTOMER_INFO: {
+    detail: 'Provide at least an e-mail address or a phone number',
+    message: 'Customer needs an e-mail or a phone number',
+  },
+};
+
+function domainRule(issues: ValidationIssue[]): { code: string; rest: ValidationIssue[] } | undefined {
+  const rule = issues.find((i) => i.keyword === 'anyOf' && typeof i.parentSchema?.['x-error-code'] === 'string');
+  if (!rule) return undefined;
+  const prefix = `${rule.schemaPath}/`;
+  const rest = issues.filter((i) => i !== rule && !(i.instancePath === rule.instancePath && i.schemaPath?.startsWith(prefix)));
+  return { code: rule.parentSchema!['x-error-code'] as string, rest };
 }
 
 /** "body/email must match format \"email\"": the field path, then the rule. */
@@ -96,7 +121,16 @@ export default fp(async function errors(app: FastifyInstance) {
     }
     if (error.validation) {
       const context = error.validationContext ?? 'request';
-      const issues = relevant(error.validation as ValidationIssue[]).map((issue) => describe(context, issue));
+      let broken = error.validation as ValidationIssue[];
+      const domain = domainRule(broken);
+      if (domain && DOMAIN_MESSAGES[domain.code]) {
+        if (domain.rest.length === 0) {
+          const { detail, message } = DOMAIN_MESSAGES[domain.code]!;
+          return reply.code(400).send(envelope(message, { code: domain.code, message: detail }));
+        }
+        broken = domain.rest;
+      }
+      const issues = relevant(broken).map((issue) => describe(context, issue));
       if (req.routeOptions.config.validationErrors === 'fieldMap') {
         const map: Record<string, string> = {};
         let fields = 0;

@@ -95,3 +95,13 @@ export function componentValidator(name: string): ValidateFunction {
   const ref = `contract#/components/schemas/${name}`;
   return ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
 }
+
+/** The validator of the body the server POSTs for a webhook event type (the contract's `webhooks` section). */
+export function webhookValidator(eventType: string): ValidateFunction {
+  if (!(doc as unknown as { webhooks?: Record<string, unknown> }).webhooks?.[eventType])
+    throw new Error(`no webhook ${eventType} in the contract`);
+  return ajv.compile({ $ref: `contract#/webhooks/${pointer(eventType)}/post/requestBody/content/application~1json/schema` });
+}
+
+/** The event types of the contract's `webhooks` section. */
+export const webhookEventTypes = Object.keys((doc as unknown as { webhooks?: Record<string, unknown> }).webhooks ?? {});

@@ -14,6 +14,8 @@ import { revokeSessions } from '../auth/repository.js';
 import * as repo from './repository.js';
 
 type Schemas = components['schemas'];
+/** A list whose total says whether it is exact (the contract's EstimatedPageMeta). */
+type EstimatedPageMeta = PageMeta & { total_is_exact: boolean };
 type BulkResult = Schemas['BulkActionResult'];
 
 /** What differs between the administrator, agent and customer families. */
@@ -156,7 +158,7 @@ export function familyHandlers<R>(family: Family<R>) {
   }
 
   return {
-    async list(req: ListRequest): Promise<{ message: string; result: { data: R[]; meta: PageMeta } }> {
+    async list(req: ListRequest): Promise<{ message: string; result: { data: R[]; meta: EstimatedPageMeta } }> {
       const auth = caller(req);
       const q = req.query;
       const filters: repo.ActorFilters = {

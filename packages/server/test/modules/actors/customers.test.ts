@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
+import { deref, operationById } from '../../support/contract.js';
 import { expectInvalid, expectNotFound, expectRoleRefused } from '../../support/expect.js';
 import { actorIdOf, uniqueEmail } from './fixtures.js';
 
@@ -96,9 +97,34 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
   });
 
   it('refuses a customer with neither e-mail nor phone with 400 MISSING_CUSTOMER_INFO', async () => {
-    const res = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'No', lastName: 'Contact' } });
+    const res = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'No', lastName: 'Contact' } as never });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ code: 'MISSING_CUSTOMER_INFO', message: 'Provide at least an e-mail address or a phone number' });
+  });
+
+  it('states the contact rule in the schema (anyOf) and keeps its answer: MISSING_CUSTOMER_INFO alone, the other rules first', async () => {
+    const schema = deref(
+      deref(operationById.get('createCustomer')!.operation.requestBody as Record<string, any>).content['application/json'].schema,
+    );
+    expect(schema.allOf[1].anyOf.map((branch: { required: string[] }) => branch.required)).toEqual([['email'], ['phone']]);
+    const token = await t.token('supervisor');
+    const before = await t.db
+      .selectFrom('actors')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    // No contact and another broken rule: the list names the other rule only (the contact is checked once the fields are valid).
+    const both = await t.call('createCustomer', { token, body: { firstName: '', lastName: 'Contact' } as never });
+    expect(both.status).toBe(400);
+    expect(both.body).toMatchObject({ message: 'Validation failed', errors: ['body/firstName must NOT have fewer than 1 characters'] });
+    // Either contact alone is enough.
+    const email = await t.call('createCustomer', { token, body: { firstName: 'Only', lastName: 'Mail', email: uniqueEmail('only.mail') } });
+    expect(email.status, JSON.stringify(email.body)).toBe(201);
+    expect(email.body.result).toMatchObject({ firstName: 'Only', phone: null });
+    const after = await t.db
+      .selectFrom('actors')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n) + 1);
   });
 
   it("refuses an e-mail used by another customer with 409 ALREADY_EXISTS, but accepts an agent's", async () => {

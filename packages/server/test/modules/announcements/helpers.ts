@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { invalidateAnnouncementCaches } from '../../../src/modules/announcements/cache.js';
 import type { TestApp } from '../../support/app.js';
 
@@ -55,4 +55,18 @@ export async function expireDirectly(t: TestApp, id: number): Promise<string> {
   // Direct database edits bypass the API's invalidation.
   await invalidateAnnouncementCaches(t.app);
   return expiresAt.toISOString();
+}
+
+/**
+ * Runs `fn` with the process's clock (Date only; timers stay real) set to `instant`: the server
+ * reads the time through Date, so a test can stand just before or just after an announcement's
+ * expiry however long the machine takes to get there.
+ */
+export async function atInstant<T>(instant: Date, fn: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'], now: instant });
+  try {
+    return await fn();
+  } finally {
+    vi.useRealTimers();
+  }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../../support/app.js';
 import { idsOf } from '../../support/fixtures.js';
 import { expectInvalid, expectUnauthenticated } from '../../support/expect.js';
-import { categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
+import { atInstant, categoryId, createAnnouncement, expireDirectly, seededId, uniqueTitle, userId } from './helpers.js';
 
 const t = useTestApp();
 
@@ -188,14 +188,21 @@ describe('GET /trade/announcements/{id}', () => {
   });
 
   it('answers 410 when an announcement read before (and cached) has expired since', async () => {
-    const created = await createAnnouncement(t, { expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const expiresAt = new Date(Date.now() + 10 * 60_000);
+    const created = await createAnnouncement(t, { expiresAt: expiresAt.toISOString() });
     const token = await t.token('agent');
-    expect((await t.call('getAnnouncementById', { token, params: { id: created.id } })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Read (and cached) a second before the expiry, read again a second after it, on the server's clock.
+    const before = await atInstant(new Date(expiresAt.getTime() - 1000), () =>
+      t.call('getAnnouncementById', { token, params: { id: created.id } }),
+    );
+    expect(before.status).toBe(200);
+    expect(before.body.result.expiresAt).toBe(expiresAt.toISOString());
     // Nothing changed through the API: the cached detail itself must not be served past its expiry.
-    const res = await t.call('getAnnouncementById', { token, params: { id: created.id } });
+    const res = await atInstant(new Date(expiresAt.getTime() + 1000), () =>
+      t.call('getAnnouncementById', { token, params: { id: created.id } }),
+    );
     expect(res.status).toBe(410);
-    expect(res.body.errors).toMatchObject({ code: 'ANNOUNCEMENT_EXPIRED', announcementId: created.id });
+    expect(res.body.errors).toMatchObject({ code: 'ANNOUNCEMENT_EXPIRED', announcementId: created.id, expiresAt: expiresAt.toISOString() });
   });
 
   it('answers 400 for an id that is not a positive integer', async () => {
