@@ -87,7 +87,8 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
           buffer = buffer.slice(nl + 1);
           nl = buffer.indexOf('\n');
           if (line === '') {
-            if (current.data.length > 0) events.push({ id: current.id, event: current.event ?? 'message', data: JSON.parse(current.data.join('\n')) });
+            if (current.data.length > 0)
+              events.push({ id: current.id, event: current.event ?? 'message', data: JSON.parse(current.data.join('\n')) });
             current = { data: [] };
             continue;
           }

@@ -15,7 +15,11 @@ export interface LiveEventRow {
  * only if it commits). The table's trigger (0028) orders them along the transport and notifies
  * every instance at commit. Call it after the transport's row lock, if the transaction takes one.
  */
-export async function appendLiveEvents(trx: Db, transportId: number, events: readonly { type: LiveEventType; data: unknown }[]): Promise<void> {
+export async function appendLiveEvents(
+  trx: Db,
+  transportId: number,
+  events: readonly { type: LiveEventType; data: unknown }[],
+): Promise<void> {
   if (events.length === 0) return;
   await trx
     .insertInto('transport_live_events')

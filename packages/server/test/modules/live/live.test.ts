@@ -34,7 +34,11 @@ const open = async (id: number, user: DemoUser | null = 'agent', extra: Record<s
   openSse(`${at}/trade/transports/${id}/live`, { ...(user ? { authorization: `Bearer ${await t.token(user)}` } : {}), ...extra });
 
 const positions = async (id: number, from: Date, n: number) => {
-  const res = await t.call('recordTransportPositions', { token: await t.token('agent'), params: { id }, body: { positions: track(from, n) } as never });
+  const res = await t.call('recordTransportPositions', {
+    token: await t.token('agent'),
+    params: { id },
+    body: { positions: track(from, n) } as never,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(202);
   return res.body.result;
 };
@@ -57,7 +61,10 @@ describe('GET /trade/transports/{id}/live (streamTransportLive)', () => {
     expect(s.headers.get('content-encoding')).toBeNull();
     const [snapshot] = await s.until(1);
     expect(s.retry).toBe(2000);
-    expect(snapshot).toMatchObject({ event: 'snapshot', data: { reason: 'CONNECTED', tracking: { transportId: id, status: 'VALIDATED', lastPosition: null } } });
+    expect(snapshot).toMatchObject({
+      event: 'snapshot',
+      data: { reason: 'CONNECTED', tracking: { transportId: id, status: 'VALIDATED', lastPosition: null } },
+    });
 
     const start = new Date(Date.now() - 20 * 60_000);
     const batch = track(start, 5);
@@ -65,7 +72,14 @@ describe('GET /trade/transports/{id}/live (streamTransportLive)', () => {
     const accepted = await positions(id, start, 5);
     const events = checked(await s.until(5));
     expect(events.slice(1).map((e) => e.event)).toEqual(['status', 'milestone', 'position', 'eta']);
-    expect(events[1]!.data).toEqual({ transportId: id, action: 'START', fromStatus: 'VALIDATED', toStatus: 'IN_PROGRESS', validationLevel: null, comment: 'Milestone DEPARTED' });
+    expect(events[1]!.data).toEqual({
+      transportId: id,
+      action: 'START',
+      fromStatus: 'VALIDATED',
+      toStatus: 'IN_PROGRESS',
+      validationLevel: null,
+      comment: 'Milestone DEPARTED',
+    });
     expect(events[2]!.data).toMatchObject({ transportId: id, status: 'IN_PROGRESS', milestone: { type: 'DEPARTED', transportId: id } });
     // One event per batch: the latest point of it (the transport's latest position).
     expect(events[3]!.data).toEqual({ transportId: id, accepted: 5, position: accepted.lastPosition });
@@ -100,7 +114,13 @@ describe('GET /trade/transports/{id}/live (streamTransportLive)', () => {
     await positions(id, new Date(t0 + 5 * 60_000), 2);
     await milestone(id, 'ARRIVED_AT_UNLOADING');
     const after = (from: number) =>
-      t.db.selectFrom('transport_live_events').select(['id', 'type']).where('transport_id', '=', id).where('id', '>', from).orderBy('id').execute();
+      t.db
+        .selectFrom('transport_live_events')
+        .select(['id', 'type'])
+        .where('transport_id', '=', id)
+        .where('id', '>', from)
+        .orderBy('id')
+        .execute();
     const missed = await after(Number(lastId));
     expect(missed.map((r) => r.type).filter((type) => type !== 'eta')).toEqual(['position', 'milestone']);
     const again = await open(id, 'agent', { 'last-event-id': lastId });
