@@ -8257,7 +8257,7 @@ export interface components {
          *     - `MILESTONE`: `milestone`.
          *     - `DOCUMENT_ADDED`: `document`.
          *     - `COMPLAINT_OPENED`: `complaint`.
-         *     - `PROOF_OF_DELIVERY`: the delivery was signed for.
+         *     - `PROOF_OF_DELIVERY`: `proofOfDelivery` (the delivery was signed for; at `deliveredAt`).
          *     `id` is unique within the timeline (`<type>:<record id>`); `summary` is a short text for display.
          */
         TransportTimelineEntry: {
@@ -8286,6 +8286,12 @@ export interface components {
                 id: number;
                 label: string;
                 status: components["schemas"]["ComplaintStatus"];
+            };
+            /** @description Who signed for the delivery and how many photos came with it (the proof itself is read with `getProofOfDeliveryReceipt`). */
+            proofOfDelivery?: {
+                id: number;
+                receiverName: string;
+                photoCount: number;
             };
         };
         /** @description A page of a transport's timeline, oldest first, and the cursor of the next page. */

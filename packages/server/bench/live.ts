@@ -149,7 +149,14 @@ try {
     const data = JSON.stringify({
       transportId,
       accepted: 1,
-      position: { latitude: 45 + round * 1e-3, longitude: 4.8, recordedAt: new Date().toISOString(), speedKmh: 80, headingDeg: 180, accuracyM: 5 },
+      position: {
+        latitude: 45 + round * 1e-3,
+        longitude: 4.8,
+        recordedAt: new Date().toISOString(),
+        speedKmh: 80,
+        headingDeg: 180,
+        accuracyM: 5,
+      },
     });
     await writer.query('begin');
     const { rows } = await writer.query(

@@ -142,15 +142,16 @@ describe('GET /trade/transports/{id}/live (streamTransportLive)', () => {
   it('answers a resume point older than the retention, or never issued, with a RESYNC snapshot', async () => {
     const id = await trackedTransport(t, refs, 'agent', ['START']);
     await positions(id, new Date(Date.now() - 10 * 60_000), 2);
-    const [{ id: oldest }] = await t.db
+    const { id: oldest } = await t.db
       .selectFrom('transport_live_events')
       .select('id')
       .where('transport_id', '=', id)
       .orderBy('id')
-      .execute();
+      .limit(1)
+      .executeTakeFirstOrThrow();
     // Everything written up to now is past the retention an hour and a minute from now.
     expect(await t.app.sweepLiveEvents(new Date(Date.now() + 61 * 60_000))).toBeGreaterThan(0);
-    const stale = await open(id, 'agent', { 'last-event-id': String(oldest! - 1) });
+    const stale = await open(id, 'agent', { 'last-event-id': String(oldest - 1) });
     const [snapshot] = checked(await stale.until(1));
     expect(snapshot).toMatchObject({ event: 'snapshot', data: { reason: 'RESYNC', tracking: { transportId: id, status: 'IN_PROGRESS' } } });
     expect(snapshot!.data.tracking.lastPosition).not.toBeNull();
