@@ -197,8 +197,34 @@ function samples(document, path, method, operation, pathItem, own = {}) {
     const json = JSON.stringify(body).replace(/"(\$[A-Z][A-Z0-9_]*_ID)"/g, '$1');
     call.push(`  -H 'Content-Type: application/json'`, `  -d ${shellQuote(json)}`);
   }
-  if (isFile) call.push(`  -o ${own.output ?? DOWNLOAD_NAMES[successTypes[0]] ?? 'download.bin'}`);
+  // A Server-Sent Events stream stays open: curl prints the events as they come (-N: unbuffered)
+  // and the sample stops after a few seconds.
+  const isStream = successTypes.includes('text/event-stream');
+  if (isStream) {
+    call[0] = `curl -N --max-time 5 ${shellQuote(fullUrl)}`;
+    call[call.length - 1] += ' || true  # the stream stays open: --max-time ends it (or Ctrl-C)';
+  } else if (isFile) call.push(`  -o ${own.output ?? DOWNLOAD_NAMES[successTypes[0]] ?? 'download.bin'}`);
   curl.push(call.join(' \\\n'));
+  if (isStream) {
+    const sdk = [
+      `import { createTransportOpsClient } from '@transport-ops/sdk';`,
+      `import { subscribeTransportLive } from '@transport-ops/sdk/live';`,
+      '',
+      `const api = createTransportOpsClient({ baseUrl: '${base}' });`,
+      ...(user ? [`await api.login('${user}', '${DEMO_PASSWORD}');`] : []),
+      ...(own.sdk ? [own.sdk.trimEnd()] : []),
+      `// Reconnects by itself with Last-Event-ID; narrow on \`event\` to get a typed \`data\`.`,
+      `const live = subscribeTransportLive({ baseUrl: '${base}', tokens: api.tokens }, ${js(params.id)}, {`,
+      `  onEvent: (e) => console.log(e.id, e.event, e.event === 'position' ? e.data.position : e.data),`,
+      '});',
+      'setTimeout(() => live.close(), 3000); // when the screen closes',
+      `const result = await live.done; // resolves once closed, rejects with the ApiError that stopped it`,
+    ];
+    return [
+      { lang: 'curl', label: 'curl', source: curl.join('\n') },
+      { lang: 'JavaScript', label: 'SDK', source: sdk.join('\n') },
+    ];
+  }
 
   const args = [];
   if (Object.keys(params).length) args.push(js(params));

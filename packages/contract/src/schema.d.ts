@@ -666,6 +666,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trade/transports/{id}/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a transport live (Server-Sent Events)
+         * @description Any authenticated role, within the ownership scope of `getTransportById` (another transport
+         *     answers 404 as there). A `text/event-stream` of the transport's tracking updates for dispatch
+         *     screens; every event is also in the transport's timeline or tracking, so the stream is a
+         *     convenience over polling, never the only record.
+         *
+         *     **Authentication.** The same bearer token or `X-API-Key` header as every operation. A
+         *     browser's `EventSource` cannot send headers: use the SDK's `subscribeTransportLive`
+         *     (`@transport-ops/sdk/live`), which reads the stream with `fetch` and reconnects by itself.
+         *
+         *     **Events** (`TransportLiveEvent` describes each `data`; JSON on one `data:` line):
+         *     `snapshot` (first, the current `TransportTracking`), `position` (one per accepted batch:
+         *     the transport's latest point after it, not every point), `milestone`, `eta` (moves of more
+         *     than 10 minutes, as the `transport.eta_changed` webhook), `status` (every status change:
+         *     actions, milestones, proof of delivery), `delivered` (proof of delivery). Unknown event names
+         *     may be added: ignore them.
+         *
+         *     **Ids and resuming.** Every event but a `snapshot` is written in the transaction of the
+         *     change it reports (none for a change that rolled back) with an id increasing along the
+         *     transport's stream; the `snapshot` carries the id of the newest event it includes. Reconnect
+         *     with `Last-Event-ID`: the events after it are replayed in order, then the stream goes on live,
+         *     without gap or duplicate, from whichever instance answers (every instance hears every commit
+         *     through PostgreSQL notifications). Events are kept 60 minutes (`LIVE_RETENTION_MINUTES`); an
+         *     older (or unknown) `Last-Event-ID` gets a `snapshot` of reason `RESYNC` instead of a replay.
+         *
+         *     **Keeping it open.** The stream starts with `retry: 2000` (reconnect after 2 s) and sends a
+         *     comment line (`: keep-alive`) every 15 seconds, so that proxies and load balancers do not
+         *     close an idle connection (turn off response buffering for `text/event-stream` in front of
+         *     the API; the answer carries `X-Accel-Buffering: no` for nginx). It is not compressed.
+         *
+         *     **Limits.** At most 5 open streams per user or API key on an instance
+         *     (`LIVE_STREAMS_PER_USER`) and 1000 per instance (`LIVE_STREAMS_MAX`): beyond, 429
+         *     `LIVE_STREAM_LIMIT`. Each connection counts one request against the hourly quota. The server
+         *     ends a stream after 30 minutes, when the access token expires, when the client reads too
+         *     slowly (1 MiB waiting to be sent), and when the instance shuts down (at once, without
+         *     delaying the shutdown); the client reconnects with `Last-Event-ID` (scope and token are
+         *     checked again then).
+         *
+         *     Errors (JSON envelope, before the stream starts):
+         *     - 400: `id` is not a positive integer, or `Last-Event-ID` is not a decimal id.
+         *     - 404: `TRANSPORT_NOT_FOUND` (absent or outside the caller's scope).
+         *     - 429: `LIVE_STREAM_LIMIT` (too many open streams) or `RATE_LIMITED`.
+         */
+        get: operations["streamTransportLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trade/complaints": {
         parameters: {
             query?: never;
@@ -7646,8 +7706,20 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
+        /** @description Too many live streams open: the caller's own (`scope: USER`, at most `limit` streams per user or API key across the instance, `LIVE_STREAMS_PER_USER`, 5 by default) or the instance's (`scope: SERVER`, `LIVE_STREAMS_MAX`, 1000 by default). Close a stream, or retry after `retryAfterSeconds`. HTTP 429. */
+        LiveStreamLimitError: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "LIVE_STREAM_LIMIT";
+            /** @enum {string} */
+            scope: "USER" | "SERVER";
+            limit: number;
+            retryAfterSeconds: number;
+        };
         /** @description An error object with a `code` and the context fields of that code. */
-        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"] | components["schemas"]["TrackingLinkNotFoundError"] | components["schemas"]["TrackingLinkGoneError"] | components["schemas"]["MethodNotAllowedError"] | components["schemas"]["CorsOriginRefusedError"];
+        ErrorDetail: components["schemas"]["AnnouncementNotFoundError"] | components["schemas"]["AnnouncementExpiredError"] | components["schemas"]["AccessDeniedError"] | components["schemas"]["LikeAlreadyExistsError"] | components["schemas"]["TutorialNotFoundError"] | components["schemas"]["PrerequisitesNotMetError"] | components["schemas"]["AlreadyCompletedError"] | components["schemas"]["VehicleTypeNotFoundError"] | components["schemas"]["CustomerNotFoundError"] | components["schemas"]["LastAdministratorError"] | components["schemas"]["MissingCustomerInfoError"] | components["schemas"]["LoadingNumberExistsError"] | components["schemas"]["TopicNotFoundError"] | components["schemas"]["VoteAlreadyExistsError"] | components["schemas"]["ContentModeratedError"] | components["schemas"]["ComplaintExistsError"] | components["schemas"]["TransportNotFoundError"] | components["schemas"]["ComplaintNotFoundError"] | components["schemas"]["MessageNotFoundError"] | components["schemas"]["CategoryNotFoundError"] | components["schemas"]["TagNotFoundError"] | components["schemas"]["DocumentNotFoundError"] | components["schemas"]["DocumentContentMissingError"] | components["schemas"]["ChapterNotFoundError"] | components["schemas"]["CertificateNotFoundError"] | components["schemas"]["ReportNotFoundError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["RouteNotFoundError"] | components["schemas"]["InvalidStatusTransitionError"] | components["schemas"]["NotEditableError"] | components["schemas"]["AlreadyExistsError"] | components["schemas"]["ResourceInUseError"] | components["schemas"]["OrganizationCycleError"] | components["schemas"]["CannotVoteOwnMessageError"] | components["schemas"]["TopicClosedError"] | components["schemas"]["AlreadyReportedError"] | components["schemas"]["CompletionCriteriaNotMetError"] | components["schemas"]["RoleNotAssignableError"] | components["schemas"]["SelfActionForbiddenError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["UploadRejectedError"] | components["schemas"]["PayloadTooLargeError"] | components["schemas"]["UnsupportedMediaTypeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["LoginLockedError"] | components["schemas"]["InternalErrorError"] | components["schemas"]["ServiceUnavailableError"] | components["schemas"]["IdempotencyKeyInUseError"] | components["schemas"]["IdempotencyOutcomeUnknownError"] | components["schemas"]["IdempotencyKeyReusedError"] | components["schemas"]["PreconditionFailedError"] | components["schemas"]["EventNotFoundError"] | components["schemas"]["StorageUnavailableError"] | components["schemas"]["NotTrackableError"] | components["schemas"]["TrackingLinkNotFoundError"] | components["schemas"]["TrackingLinkGoneError"] | components["schemas"]["MethodNotAllowedError"] | components["schemas"]["CorsOriginRefusedError"] | components["schemas"]["LiveStreamLimitError"];
         /**
          * @description Complaint validation errors, one message per offending field.
          * @example {
@@ -8191,7 +8263,7 @@ export interface components {
          *     - `MILESTONE`: `milestone`.
          *     - `DOCUMENT_ADDED`: `document`.
          *     - `COMPLAINT_OPENED`: `complaint`.
-         *     - `PROOF_OF_DELIVERY`: the delivery was signed for.
+         *     - `PROOF_OF_DELIVERY`: `proofOfDelivery` (the delivery was signed for; at `deliveredAt`).
          *     `id` is unique within the timeline (`<type>:<record id>`); `summary` is a short text for display.
          */
         TransportTimelineEntry: {
@@ -8221,6 +8293,12 @@ export interface components {
                 label: string;
                 status: components["schemas"]["ComplaintStatus"];
             };
+            /** @description Who signed for the delivery and how many photos came with it (the proof itself is read with `getProofOfDeliveryReceipt`). */
+            proofOfDelivery?: {
+                id: number;
+                receiverName: string;
+                photoCount: number;
+            };
         };
         /** @description A page of a transport's timeline, oldest first, and the cursor of the next page. */
         TransportTimelinePage: {
@@ -8230,6 +8308,129 @@ export interface components {
                 /** @description The `cursor` of the next page; null on the last page. */
                 next_cursor: string | null;
             };
+        };
+        /**
+         * @description The event's position in the transport's stream: a decimal integer, increasing along one transport's stream (not contiguous: ids are shared by every transport). Send the last one received as `Last-Event-ID` to resume.
+         * @example 48213
+         */
+        TransportLiveEventId: string;
+        /** @description The transport's tracking as the stream starts (`CONNECTED`: no `Last-Event-ID` was sent), or as it resumes after events may have been lost (`RESYNC`: the `Last-Event-ID` was older than the retention, or unknown to this server): the client replaces what it shows with `tracking` (and refetches the timeline if it shows one). Every event after it is newer than this state or already part of it (applying it again is harmless). */
+        TransportLiveSnapshot: {
+            /** @enum {string} */
+            reason: "CONNECTED" | "RESYNC";
+            tracking: components["schemas"]["TransportTracking"];
+        };
+        /** @description A batch of positions was accepted (`accepted` new points): `position` is the transport's latest position after it (by `recordedAt`; one event per batch, not one per point; a batch of points all older than the latest one still sends it). The full track is in the positions history. */
+        TransportLivePosition: {
+            transportId: number;
+            accepted: number;
+            position: components["schemas"]["TransportPosition"];
+        };
+        /** @description A milestone recorded for a transport, and the transport's status after it. */
+        TransportMilestoneRecordedData: {
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            milestone: components["schemas"]["TransportMilestone"];
+        };
+        /** @description A transport's ETA moved by more than 10 minutes from the one last announced (or became known, `previousEta` null). `eta` and the figures it was computed from are those of `getTransportTracking`. */
+        TransportEtaChangedData: {
+            transportId: number;
+            /** Format: date-time */
+            eta: string;
+            /** Format: date-time */
+            previousEta: string | null;
+            distanceRemainingKm: number;
+            speedKmh: number;
+            late: boolean | null;
+        };
+        /** @description The transport moved in its workflow (by a status action, a milestone or a proof of delivery): as the `transport.status_changed` webhook, without the transport itself (read it with `getTransportById` when the screen needs more than the status). */
+        TransportLiveStatus: {
+            transportId: number;
+            action: components["schemas"]["TransportHistoryAction"];
+            fromStatus: components["schemas"]["TransportStatus"];
+            toStatus: components["schemas"]["TransportStatus"];
+            /** @enum {integer|null} */
+            validationLevel: 1 | 2 | null;
+            comment: string | null;
+        };
+        /** @description A transport's proof of delivery. The signature and photos are kept with it; the receipt (`receiptUrl`) is a PDF that shows them with the transport and its parties. */
+        ProofOfDelivery: {
+            id: number;
+            transportId: number;
+            receiverName: string;
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description When the proof was recorded (the server's clock).
+             */
+            deliveredAt: string;
+            signature: {
+                /** @enum {string} */
+                mimeType: "image/png" | "image/jpeg";
+                size: number;
+            };
+            photoCount: number;
+            /** @description Whether recording the proof moved the transport from `IN_PROGRESS` to `COMPLETED`. */
+            completedTransport: boolean;
+            recordedBy: {
+                id: number;
+                username: string;
+            };
+            /** @description Where to download the PDF receipt (`getProofOfDeliveryReceipt`). */
+            receiptUrl: string;
+        };
+        /** @description A proof of delivery and the transport's status right after it was recorded (`COMPLETED`: the proof completes a transport still `IN_PROGRESS`). */
+        TransportDeliveredData: {
+            transportId: number;
+            status: components["schemas"]["TransportStatus"];
+            proofOfDelivery: components["schemas"]["ProofOfDelivery"];
+        };
+        /**
+         * @description One event of a transport's live stream (`streamTransportLive`), as the SDK's
+         *     `subscribeTransportLive` hands it over: on the wire each is an SSE frame
+         *     `id: <id>\nevent: <event>\ndata: <data as one line of JSON>\n\n`.
+         *
+         *     | `event` | `data` | when |
+         *     |---|---|---|
+         *     | `snapshot` | `TransportLiveSnapshot` | first, when the stream starts without `Last-Event-ID` (`CONNECTED`) or with one too old (`RESYNC`) |
+         *     | `position` | `TransportLivePosition` | a batch of positions was accepted (the latest point) |
+         *     | `milestone` | `TransportMilestoneRecordedData` | a milestone was recorded |
+         *     | `eta` | `TransportEtaChangedData` | the ETA moved by more than 10 minutes (as `transport.eta_changed`) |
+         *     | `status` | `TransportLiveStatus` | the status changed (actions, milestones, proof of delivery) |
+         *     | `delivered` | `TransportDeliveredData` | a proof of delivery was recorded |
+         *
+         *     Clients ignore an `event` they do not know (new ones may be added).
+         */
+        TransportLiveEvent: {
+            /** @constant */
+            event: "snapshot";
+            id: components["schemas"]["TransportLiveEventId"];
+            data: components["schemas"]["TransportLiveSnapshot"];
+        } | {
+            /** @constant */
+            event: "position";
+            id: components["schemas"]["TransportLiveEventId"];
+            data: components["schemas"]["TransportLivePosition"];
+        } | {
+            /** @constant */
+            event: "milestone";
+            id: components["schemas"]["TransportLiveEventId"];
+            data: components["schemas"]["TransportMilestoneRecordedData"];
+        } | {
+            /** @constant */
+            event: "eta";
+            id: components["schemas"]["TransportLiveEventId"];
+            data: components["schemas"]["TransportEtaChangedData"];
+        } | {
+            /** @constant */
+            event: "status";
+            id: components["schemas"]["TransportLiveEventId"];
+            data: components["schemas"]["TransportLiveStatus"];
+        } | {
+            /** @constant */
+            event: "delivered";
+            id: components["schemas"]["TransportLiveEventId"];
+            data: components["schemas"]["TransportDeliveredData"];
         };
         /** @description The transport a complaint is about. */
         ComplaintTransportRef: {
@@ -10889,32 +11090,6 @@ export interface components {
             /** @description A remark of the receiver or the driver (reserves about the load, missing items). */
             note?: string;
         };
-        /** @description A transport's proof of delivery. The signature and photos are kept with it; the receipt (`receiptUrl`) is a PDF that shows them with the transport and its parties. */
-        ProofOfDelivery: {
-            id: number;
-            transportId: number;
-            receiverName: string;
-            note: string | null;
-            /**
-             * Format: date-time
-             * @description When the proof was recorded (the server's clock).
-             */
-            deliveredAt: string;
-            signature: {
-                /** @enum {string} */
-                mimeType: "image/png" | "image/jpeg";
-                size: number;
-            };
-            photoCount: number;
-            /** @description Whether recording the proof moved the transport from `IN_PROGRESS` to `COMPLETED`. */
-            completedTransport: boolean;
-            recordedBy: {
-                id: number;
-                username: string;
-            };
-            /** @description Where to download the PDF receipt (`getProofOfDeliveryReceipt`). */
-            receiptUrl: string;
-        };
         /** @description A public tracking link of a transport. The token itself is shown once, when the link is made (`TrackingLinkCreated`): the server keeps only its SHA-256. */
         TrackingLink: {
             id: number;
@@ -11024,28 +11199,11 @@ export interface components {
             type: "transport.document_added";
             data: components["schemas"]["TransportDocumentAddedData"];
         };
-        /** @description A milestone recorded for a transport, and the transport's status after it. */
-        TransportMilestoneRecordedData: {
-            transportId: number;
-            status: components["schemas"]["TransportStatus"];
-            milestone: components["schemas"]["TransportMilestone"];
-        };
         /** @description The event `transport.milestone_recorded`: a milestone was recorded for a transport. */
         TransportMilestoneRecordedEvent: components["schemas"]["Event"] & {
             /** @constant */
             type: "transport.milestone_recorded";
             data: components["schemas"]["TransportMilestoneRecordedData"];
-        };
-        /** @description A transport's ETA moved by more than 10 minutes from the one last announced (or became known, `previousEta` null). `eta` and the figures it was computed from are those of `getTransportTracking`. */
-        TransportEtaChangedData: {
-            transportId: number;
-            /** Format: date-time */
-            eta: string;
-            /** Format: date-time */
-            previousEta: string | null;
-            distanceRemainingKm: number;
-            speedKmh: number;
-            late: boolean | null;
         };
         /** @description The event `transport.eta_changed`: a transport's estimated arrival moved by more than 10 minutes. */
         TransportEtaChangedEvent: components["schemas"]["Event"] & {
@@ -11095,12 +11253,6 @@ export interface components {
             /** @constant */
             type: "webhook.disabled";
             data: components["schemas"]["WebhookSubscription"];
-        };
-        /** @description A proof of delivery and the transport's status right after it was recorded (`COMPLETED`: the proof completes a transport still `IN_PROGRESS`). */
-        TransportDeliveredData: {
-            transportId: number;
-            status: components["schemas"]["TransportStatus"];
-            proofOfDelivery: components["schemas"]["ProofOfDelivery"];
         };
         /** @description The event `transport.delivered`: a proof of delivery was recorded for a transport. */
         TransportDeliveredEvent: components["schemas"]["Event"] & {
@@ -11323,6 +11475,16 @@ export interface components {
          * @example "u1bLz3tq2ZcW9xH0kY7aPw"
          */
         IfMatch: string;
+        /**
+         * @description The `id` of the last event the client received on this transport's stream (EventSource and the
+         *     SDK's `subscribeTransportLive` send it when they reconnect). Events with a greater id are
+         *     replayed first, then the stream goes on live: no gap, no duplicate. An id older than the
+         *     retention (events are kept `LIVE_RETENTION_MINUTES`, 60 by default), or greater than any id
+         *     the server issued (another database), starts the stream with a `snapshot` of reason `RESYNC`
+         *     instead. Without it the stream starts with a `snapshot` of reason `CONNECTED`.
+         * @example 48213
+         */
+        LastEventId: string;
         /**
          * @description Keyset paging: the `meta.next_cursor` of the previous page. The next `limit` rows after it are
          *     answered in the same `sortBy`/`sortOrder` (a cursor handed out for another sort is refused with
@@ -12484,6 +12646,71 @@ export interface operations {
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamTransportLive: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The `id` of the last event the client received on this transport's stream (EventSource and the
+                 *     SDK's `subscribeTransportLive` send it when they reconnect). Events with a greater id are
+                 *     replayed first, then the stream goes on live: no gap, no duplicate. An id older than the
+                 *     retention (events are kept `LIVE_RETENTION_MINUTES`, 60 by default), or greater than any id
+                 *     the server issued (another database), starts the stream with a `snapshot` of reason `RESYNC`
+                 *     instead. Without it the stream starts with a `snapshot` of reason `CONNECTED`.
+                 * @example 48213
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path: {
+                /** @description Numeric identifier of the resource. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, open until the client or the server closes it: SSE frames whose `data` follows `TransportLiveEvent`. */
+            200: {
+                headers: {
+                    /**
+                     * @description `no-cache, no-store`.
+                     * @example no-cache, no-store
+                     */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A malformed `id` or `Last-Event-ID`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many open streams for the caller or the instance (`LIVE_STREAM_LIMIT`), or the hourly quota is used up (`RATE_LIMITED`, see `TooManyRequests`). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

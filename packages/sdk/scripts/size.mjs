@@ -21,6 +21,13 @@ const ENTRIES = [
     budget: { minified: 16 * kB, gzipped: 6 * kB },
     forbidden: ['openapi-fetch'],
   },
+  // The live stream reader (fetch streaming, SSE parsing, reconnection) and the error classes.
+  {
+    name: '@transport-ops/sdk/live',
+    file: 'live.js',
+    budget: { minified: 4 * kB, gzipped: 2 * kB },
+    forbidden: ['openapi-fetch', 'standardwebhooks'],
+  },
   // Its peer dependencies are the app's (react, @tanstack/react-query, openapi-react-query); it takes the client as an argument.
   {
     name: '@transport-ops/sdk/react-query',

@@ -22,6 +22,7 @@ export const operationTable: Record<string, readonly [string, string, number]> =
   recordTransportMilestone: ['POST', '/trade/transports/{id}/milestones', 19],
   getTransportTracking: ['GET', '/trade/transports/{id}/tracking', 33],
   getTransportTimeline: ['GET', '/trade/transports/{id}/timeline', 1],
+  streamTransportLive: ['GET', '/trade/transports/{id}/live', 9],
   listComplaints: ['GET', '/trade/complaints', 1],
   createComplaint: ['POST', '/trade/complaints', 18],
   getComplaintById: ['GET', '/trade/complaints/{id}', 33],

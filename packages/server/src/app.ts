@@ -41,6 +41,7 @@ import writeSafety from './http/write-safety/plugin.js';
 import writeSafetySweeper from './http/write-safety/sweeper.js';
 import auditSweeper from './modules/audit/sweeper.js';
 import positionMaintenance from './modules/tracking/maintenance.js';
+import liveStreams from './modules/live/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -169,6 +170,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(webhookWorker);
   await app.register(statisticsFold);
   await app.register(positionMaintenance);
+  await app.register(liveStreams);
 
   const contract = loadContract();
   await app.register(openapiGlue, {

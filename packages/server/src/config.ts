@@ -76,6 +76,11 @@ export interface Config {
    */
   positions: { retentionDays: number; maintenanceIntervalMs: number };
   /**
+   * Live streams (GET /trade/transports/{id}/live): open streams per user and per instance, the
+   * heartbeat period, a stream's longest life, and how long events are kept for resuming clients.
+   */
+  live: { perUser: number; max: number; heartbeatMs: number; maxStreamMs: number; retentionMinutes: number };
+  /**
    * Webhook delivery: first retry delay (doubling, with jitter), answer timeout, how long an
    * endpoint may fail every attempt before it is disabled, whether targets may be private addresses
    * (always true outside production), the worker's polling period (0: no worker at all, tests drive it;
@@ -159,6 +164,9 @@ interface Env {
   AUDIT_SWEEP_INTERVAL_MS: number;
   POSITION_RETENTION_DAYS: number;
   POSITION_MAINTENANCE_INTERVAL_MS: number;
+  LIVE_STREAMS_PER_USER: number;
+  LIVE_STREAMS_MAX: number;
+  LIVE_RETENTION_MINUTES: number;
   STATISTICS_FOLD_INTERVAL_MS: number;
   SHUTDOWN_GRACE_MS: number;
   SANDBOX?: boolean;
@@ -218,6 +226,9 @@ const schema = {
     AUDIT_SWEEP_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
     POSITION_RETENTION_DAYS: { type: 'integer', minimum: 8, maximum: 36_500, default: 90 },
     POSITION_MAINTENANCE_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 86_400_000, default: 3_600_000 },
+    LIVE_STREAMS_PER_USER: { type: 'integer', minimum: 1, maximum: 1000, default: 5 },
+    LIVE_STREAMS_MAX: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1000 },
+    LIVE_RETENTION_MINUTES: { type: 'integer', minimum: 5, maximum: 10_080, default: 60 },
     STATISTICS_FOLD_INTERVAL_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 30_000 },
     SANDBOX: { type: 'boolean' },
@@ -352,6 +363,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { sign
     idempotencySweepIntervalMs: e.IDEMPOTENCY_SWEEP_INTERVAL_MS,
     audit: { retentionDays: e.AUDIT_RETENTION_DAYS, sweepIntervalMs: e.AUDIT_SWEEP_INTERVAL_MS },
     positions: { retentionDays: e.POSITION_RETENTION_DAYS, maintenanceIntervalMs: e.POSITION_MAINTENANCE_INTERVAL_MS },
+    live: {
+      perUser: e.LIVE_STREAMS_PER_USER,
+      max: e.LIVE_STREAMS_MAX,
+      heartbeatMs: 15_000,
+      maxStreamMs: 30 * 60_000,
+      retentionMinutes: e.LIVE_RETENTION_MINUTES,
+    },
     statisticsFoldIntervalMs: e.STATISTICS_FOLD_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sandbox: e.SANDBOX ?? false,

@@ -7,13 +7,14 @@ const RECONNECT_MS = 1000;
 /**
  * Listens for NOTIFY on `channel` over a connection of its own (LISTEN holds a session, so it
  * cannot share the pool's), opened with the pool's settings; reconnects after a lost connection
- * (the database restarting) and then calls `onNotify` once, for what was sent meanwhile.
+ * (the database restarting). Once it listens (first or again) it calls `onNotify` once without a
+ * payload, for what was sent before. `onNotify` gets each notification's payload (the empty string when none was sent).
  * Returns null on the embedded PGlite (one process, nothing to hear from). `stop` closes it.
  */
 export function listen(
   db: Kysely<any>,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload?: string) => void,
   onError: (error: Error) => void,
 ): { stop(): Promise<void> } | null {
   const pool = poolOf(db);
@@ -21,7 +22,7 @@ export function listen(
   let client: pg.Client | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const open = async (reconnected: boolean) => {
+  const open = async () => {
     const c = new pg.Client(pool.options);
     client = c;
     let over = false;
@@ -33,22 +34,23 @@ export function listen(
       c.on('error', () => {});
       c.end().catch(() => {});
       if (client === c) client = null;
-      if (!stopped) timer = setTimeout(() => void open(true), RECONNECT_MS).unref();
+      if (!stopped) timer = setTimeout(() => void open(), RECONNECT_MS).unref();
     };
     c.on('error', retry);
     c.on('end', () => retry());
     c.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     try {
       await c.connect();
       await c.query(`listen ${pg.escapeIdentifier(channel)}`);
-      if (reconnected) onNotify();
+      // What was sent before this connection listened (at start, or while it was lost).
+      onNotify();
     } catch (error) {
       retry(error as Error);
     }
   };
-  void open(false);
+  void open();
   return {
     async stop() {
       stopped = true;

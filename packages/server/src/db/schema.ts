@@ -283,6 +283,24 @@ export interface TransportLastPositionsTable extends TransportPositionsTable {
   eta_announced_at: NullableTimestamp;
 }
 
+/** What a transport's live stream sends, kept a bounded time for resuming clients (0028). */
+export interface TransportLiveEventsTable {
+  /** Given by the table's trigger (in order along one transport): never written by the application. */
+  id: Generated<number>;
+  transport_id: number;
+  type: LiveEventType;
+  data: unknown;
+  created_at: Generated<Date>;
+}
+
+export type LiveEventType = 'position' | 'milestone' | 'eta' | 'status' | 'delivered';
+
+/** The greatest live event id swept so far (one row, 0028). */
+export interface TransportLiveSweepsTable {
+  id: Generated<boolean>;
+  swept_through: number;
+}
+
 export type MilestoneType = Schemas['TransportMilestoneType'];
 
 export interface TransportMilestonesTable {
@@ -887,6 +905,8 @@ export interface Database {
   transport_positions: TransportPositionsTable;
   transport_last_positions: TransportLastPositionsTable;
   transport_milestones: TransportMilestonesTable;
+  transport_live_events: TransportLiveEventsTable;
+  transport_live_sweeps: TransportLiveSweepsTable;
   file_deletions: FileDeletionsTable;
   complaints: ComplaintsTable;
   complaint_status_history: ComplaintStatusHistoryTable;

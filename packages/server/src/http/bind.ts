@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listOperations, type OpenApiDocument } from '../contract.js';
-import type { FileResult, Handlers } from './handlers.js';
+import type { EventStreamResult, FileResult, Handlers } from './handlers.js';
 import { sharedBody } from '../lib/shared-results.js';
 import { answerInTransaction, finishAnswer, inTransaction, type JsonAnswer } from './write-safety/answer.js';
 import { policies } from './write-safety/plugin.js';
@@ -41,7 +41,19 @@ export function serviceHandlers(handlers: Handlers, doc: OpenApiDocument): Recor
     const policy = policies.get(operationId);
     /** Runs the handler: a file is sent here (undefined), a JSON answer is handed back serialized. */
     const run = async (req: FastifyRequest, reply: FastifyReply): Promise<JsonAnswer | undefined> => {
-      const out = (await handler(req, reply)) as { status?: number; message: string; result: unknown } | FileResult;
+      const out = (await handler(req, reply)) as { status?: number; message: string; result: unknown } | FileResult | EventStreamResult;
+      if ('stream' in out) {
+        // Not compressed (@fastify/compress leaves text/event-stream alone: a compressor would hold
+        // events back), not buffered by nginx, not cached.
+        reply
+          .code(200)
+          .header('content-type', 'text/event-stream; charset=utf-8')
+          .header('cache-control', 'no-cache, no-store')
+          .header('x-accel-buffering', 'no')
+          .header('x-content-type-options', 'nosniff');
+        reply.send(out.stream);
+        return undefined;
+      }
       if ('file' in out) {
         const { filename, contentType, body, size, inline = false } = out.file;
         reply.code(200).header('content-type', contentType).header('content-disposition', disposition(filename, inline));

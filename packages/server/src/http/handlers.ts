@@ -53,7 +53,14 @@ export interface FileResult {
    */
   file: { filename: string; contentType: string; body: Uint8Array | Readable; size?: number; inline?: boolean };
 }
-export type HandlerResult<K extends OperationId> = IsFile<K> extends true ? FileResult : Success<K>;
+/**
+ * A stream of Server-Sent Events (`text/event-stream`), sent as it is written; the handler's
+ * writer ends it (or the client closes it: Fastify then destroys the stream).
+ */
+export interface EventStreamResult {
+  stream: Readable;
+}
+export type HandlerResult<K extends OperationId> = IsFile<K> extends true ? FileResult | EventStreamResult : Success<K>;
 export type Handler<K extends OperationId> = (req: Req<K>, reply: FastifyReply) => Promise<HandlerResult<K>>;
 export type Handlers = { [K in OperationId]: Handler<K> };
 /** A module's part of the map. */

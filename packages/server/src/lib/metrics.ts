@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /*
  * The process's Prometheus metrics (prom-client): every layer counts what it sees with one line
@@ -68,6 +68,9 @@ const counter = <L extends string>(name: string, help: string, labelNames: reado
 
 const cacheLookups = counter('cache_lookups_total', 'Lookups in the server caches, by cache and result (hit or miss)', ['cache', 'result']);
 const webhookAttempts = counter('webhook_delivery_attempts_total', 'Webhook delivery attempts, by outcome', ['outcome']);
+const liveRefusals = counter('live_stream_refusals_total', 'Live streams refused with 429 LIVE_STREAM_LIMIT, by scope (USER or SERVER)', [
+  'scope',
+]);
 const outboxAttempts = counter('email_outbox_attempts_total', 'E-mail outbox sending attempts, by outcome', ['outcome']);
 
 /** The counters other layers bump. */
@@ -78,6 +81,14 @@ export const metrics = {
   idempotencyReplays: counter('idempotency_replays_total', 'Stored answers replayed for a repeated Idempotency-Key'),
   preconditionFailures: counter('precondition_failures_total', 'Writes refused with 412 because If-Match no longer matches'),
   corsRefusals: counter('cors_refusals_total', 'Browser requests refused because their Origin is not allowed'),
+  /** Live streams (`GET /trade/transports/{id}/live`) open on this process. */
+  liveStreamsOpen: new Gauge({
+    name: 'live_streams_open',
+    help: 'Live transport streams (SSE) open on this process',
+    registers: [registry],
+  }),
+  liveEventsSent: counter('live_events_sent_total', 'Events written to live transport streams (one per stream and event)'),
+  liveStreamRefusals: (scope: 'USER' | 'SERVER') => liveRefusals.labels(scope).inc(),
   cache: (cache: string, hit: boolean) => cacheLookups.labels(cache, hit ? 'hit' : 'miss').inc(),
   /** One webhook attempt: `delivered` (2xx), `retried` (failed, due again later) or `failed` (failed for good). */
   webhookAttempt: (outcome: 'delivered' | 'retried' | 'failed') => webhookAttempts.labels(outcome).inc(),

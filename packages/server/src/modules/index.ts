@@ -48,6 +48,7 @@ import { auditHandlers } from './audit/handlers.js';
 import { trackingHandlers } from './tracking/handlers.js';
 import { deliveryHandlers } from './deliveries/handlers.js';
 import { publicTrackingHandlers } from './public-tracking/handlers.js';
+import { liveHandlers } from './live/handlers.js';
 
 /** Every operationId of the contract, bound to its handler (tsc fails when one is missing). */
 export const handlers: Handlers = Object.assign(
@@ -80,6 +81,7 @@ export const handlers: Handlers = Object.assign(
   trackingHandlers,
   deliveryHandlers,
   publicTrackingHandlers,
+  liveHandlers,
 );
 
 /**

@@ -108,6 +108,8 @@ const TABLES = [
   'transport_day_counts_folded',
   'transport_documents',
   'transport_last_positions',
+  'transport_live_events',
+  'transport_live_sweeps',
   'transport_milestones',
   'transport_positions',
   'transport_status_history',

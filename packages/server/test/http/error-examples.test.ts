@@ -31,6 +31,11 @@ const probes: Array<{ example: RegExp; request: (info: OperationInfo) => { url: 
     example: /^headers\/if-match must NOT have more than (\d+) characters$/,
     request: (info) => ({ url: filled(info.path), headers: { 'if-match': `"${'a'.repeat(1000)}"` } }),
   },
+  // `headers/last-event-id must match pattern …`: a resume point that is not a decimal id.
+  {
+    example: /^headers\/last-event-id must match pattern/,
+    request: (info) => ({ url: filled(info.path), headers: { 'last-event-id': 'abc' } }),
+  },
   // `The URL is malformed`: a broken percent-encoding at the end of the path.
   { example: /^The URL is malformed$/, request: (info) => ({ url: `${filled(info.path)}%E0%A4%A` }) },
 ];

@@ -4,6 +4,8 @@ import type { components } from '@transport-ops/contract';
 import type { webhooks } from '@transport-ops/contract';
 import type { Kysely } from 'kysely';
 import type { Database, EventResourceType } from '../../db/schema.js';
+import { liveEventOf } from '../live/events.js';
+import { appendLiveEvents } from '../live/repository.js';
 
 type Db = Kysely<Database>;
 
@@ -23,7 +25,8 @@ export const newEventId = () => `evt_${randomBytes(12).toString('hex')}`;
  * Records an event in the event log, and queues a delivery for every active webhook endpoint
  * subscribed to its type, in the caller's transaction: the event exists if and only if the
  * change commits (the outbox). One statement. The delivery workers pick the deliveries up (a
- * write answered by this instance wakes its worker at once).
+ * write answered by this instance wakes its worker at once). A transport event that the live
+ * stream carries (live/events.ts) is appended to it too, in the same transaction.
  */
 export async function emitEvent<T extends EventType>(
   trx: Db,
@@ -41,5 +44,8 @@ export async function emitEvent<T extends EventType>(
     insert into webhook_deliveries (event_id, subscription_id)
     select e.id, s.id from e, webhook_subscriptions s
     where s.is_active and s.event_types ? ${type}`.execute(trx);
+  // The transport events a dispatch screen follows also enter the transport's live stream.
+  const live = liveEventOf(type, data);
+  if (live) await appendLiveEvents(trx, live.transportId, [live]);
   return publicId;
 }

@@ -3,6 +3,8 @@ import { ListError } from '../../lib/errors.js';
 import { isCheckViolation } from '../../lib/db-errors.js';
 import { iso } from '../../lib/time.js';
 import { emitEvent } from '../events/emit-repository.js';
+import { appendLiveEvents } from '../live/repository.js';
+import { toPosition } from './mappers.js';
 import { ETA_CHANGE_THRESHOLD_MS } from './geo.js';
 import { BACKFILL_DAYS, ensurePositionPartitions } from './partition-repository.js';
 import { trackingState } from './read.js';
@@ -38,7 +40,8 @@ export interface Ingested {
 /**
  * Stores a batch of positions of one transport and, when it moves the ETA by more than
  * ETA_CHANGE_THRESHOLD_MS from the one last announced (or gives a first one), records the new ETA
- * and sends `transport.eta_changed`, in one transaction. A point landing in a day partition not
+ * and sends `transport.eta_changed`, in one transaction; the live stream gets the latest position
+ * (and the ETA change). A point landing in a day partition not
  * made yet (the maintenance did not run since midnight) makes the partitions and retries once.
  */
 export async function ingestPositions(db: Db, transportId: number, positions: readonly PositionInput[]): Promise<Ingested> {
@@ -46,7 +49,11 @@ export async function ingestPositions(db: Db, transportId: number, positions: re
     try {
       return await db.transaction().execute(async (trx) => {
         const { accepted, last } = await insertPositions(trx, transportId, positions);
-        if (accepted > 0) await announceEtaChange(trx, transportId);
+        if (accepted > 0) {
+          // The live stream gets the transport's latest point once per batch, then the ETA event if any.
+          await appendLiveEvents(trx, transportId, [{ type: 'position', data: { transportId, accepted, position: toPosition(last!) } }]);
+          await announceEtaChange(trx, transportId);
+        }
         return { accepted, duplicates: positions.length - accepted, last };
       });
     } catch (error) {

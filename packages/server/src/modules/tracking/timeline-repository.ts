@@ -4,8 +4,8 @@ import type { Db } from './repository.js';
 /*
  * A transport's timeline: one UNION ALL branch per source, each giving the same five columns
  * (type, rank, record_id, occurred_at, detail) for one transport, ordered together by
- * (occurred_at, rank, record_id) and paged by a keyset on those three. Another source (the proof
- * of delivery, say) is one more entry of TIMELINE_SOURCES, with its rank (the order of entries of
+ * (occurred_at, rank, record_id) and paged by a keyset on those three. Another source is one more
+ * entry of TIMELINE_SOURCES, with its rank (the order of entries of
  * the same instant), and one case in the timeline mapper (mappers.ts, `toTimelineEntry`) that turns
  * its `detail` into the contract's entry; the contract's `TransportTimelineEntry.type` lists it.
  * Each branch reads its table's index on the transport (no history scan).
@@ -46,6 +46,14 @@ export const TIMELINE_SOURCES: TimelineSource[] = [
     select: (id) => sql`select 'COMPLAINT_OPENED'::text, 3, c.id::bigint, c.created_at,
       jsonb_build_object('id', c.id, 'label', c.label, 'status', c.status)
       from complaints c where c.transport_id = ${id}`,
+  },
+  {
+    type: 'PROOF_OF_DELIVERY',
+    rank: 4,
+    select: (id) => sql`select 'PROOF_OF_DELIVERY'::text, 4, p.id::bigint, p.delivered_at,
+      jsonb_build_object('id', p.id, 'receiverName', p.receiver_name,
+        'photoCount', (select count(*) from proof_of_delivery_files f where f.proof_id = p.id and f.position > 0))
+      from proofs_of_delivery p where p.transport_id = ${id}`,
   },
 ];
 

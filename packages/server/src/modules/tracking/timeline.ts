@@ -64,6 +64,10 @@ export function toTimelineEntry(row: TimelineRow): Entry {
       const complaint = d as unknown as NonNullable<Entry['complaint']>;
       return Object.assign(base, { summary: `Complaint opened: ${complaint.label}`, complaint });
     }
+    case 'PROOF_OF_DELIVERY': {
+      const proofOfDelivery = d as unknown as NonNullable<Entry['proofOfDelivery']>;
+      return Object.assign(base, { summary: `Delivered, signed by ${proofOfDelivery.receiverName}`, proofOfDelivery });
+    }
     default:
       return Object.assign(base, { summary: row.type });
   }

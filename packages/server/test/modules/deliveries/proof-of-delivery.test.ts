@@ -85,6 +85,33 @@ describe('POST /trade/transports/{id}/proof-of-delivery (createProofOfDelivery)'
     expect(events.at(-1)!.data).toEqual({ transportId: transport.id, status: 'COMPLETED', proofOfDelivery: res.body.result });
   });
 
+  it('puts the proof on the transport timeline, after the status change it caused at the same instant', async () => {
+    const transport = await startedTransport();
+    const res = await deliver('agent', transport.id, { receiverName: 'Claire Martin' }, [
+      signature,
+      { field: 'photos', name: 'front.jpg', bytes: JPEG, type: 'image/jpeg' },
+    ]);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const timeline = await t.call('getTransportTimeline', {
+      token: await t.token('agent'),
+      params: { id: transport.id },
+      query: { limit: 100 },
+    });
+    expect(timeline.status).toBe(200);
+    const entries = timeline.body.result.data;
+    expect(entries.slice(-2).map((e) => [e.type, e.status?.action ?? null])).toEqual([
+      ['STATUS_CHANGED', 'FINISH'],
+      ['PROOF_OF_DELIVERY', null],
+    ]);
+    expect(entries.at(-1)).toEqual({
+      id: `PROOF_OF_DELIVERY:${res.body.result.id}`,
+      type: 'PROOF_OF_DELIVERY',
+      occurredAt: res.body.result.deliveredAt,
+      summary: 'Delivered, signed by Claire Martin',
+      proofOfDelivery: { id: res.body.result.id, receiverName: 'Claire Martin', photoCount: 1 },
+    });
+  });
+
   it('takes the proof of a transport already COMPLETED without moving it, and refuses a second proof', async () => {
     const transport = await startedTransport();
     await applyActions(t, transport.id, ['FINISH']);

@@ -1,0 +1,231 @@
+import { PassThrough } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { metrics } from '../../lib/metrics.js';
+import { frameOfJson } from './events.js';
+import { liveEventsAfter } from './repository.js';
+
+/** Events read per query when a stream catches up (a long replay reads page after page). */
+const PAGE = 500;
+/** A client that lets this much wait unsent is too slow: its stream is closed (it resumes with Last-Event-ID). */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+/** Seconds a refused client is told to wait. */
+const RETRY_AFTER_SECONDS = 5;
+
+export interface LiveLimits {
+  perUser: number;
+  max: number;
+  heartbeatMs: number;
+  maxStreamMs: number;
+}
+
+interface Subscriber {
+  transportId: number;
+  userId: number;
+  /** The id of the last event sent (or of the snapshot): what comes next is greater. */
+  cursor: number;
+  out: PassThrough;
+  /** When the server ends the stream (its maximum life, or the access token's expiry). */
+  deadline: number;
+  closed: boolean;
+}
+
+/** A place held for one stream while it is being opened: `open` turns it into the stream, `release` gives it back. */
+export interface Lease {
+  open(stream: { transportId: number; cursor: number; first: string; expiresAt: Date }): PassThrough;
+  release(): void;
+}
+
+/**
+ * The live streams of this instance. Each transport with subscribers is pumped from the database
+ * (`transport_live_events`, the source of truth) whenever a commit may have added to it: one query
+ * per transport and wake, however many subscribers, each of which gets the events after its own
+ * cursor. A wake during a pump runs one more pump after it, so a commit is never missed; ids grow
+ * in commit order along one transport (0028), so a cursor never skips an event committed later.
+ */
+export class LiveHub {
+  private readonly byTransport = new Map<number, Set<Subscriber>>();
+  private readonly perUser = new Map<number, number>();
+  private total = 0;
+  private readonly running = new Map<number, Promise<void>>();
+  private readonly dirty = new Set<number>();
+  /** Transports whose last pump failed (the database unreachable): pumped again at the next heartbeat. */
+  private readonly failed = new Set<number>();
+  private readonly timer: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly limits: LiveLimits,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.timer = setInterval(() => this.tick(), limits.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Open streams (all, or of one user). */
+  count(userId?: number): number {
+    return userId === undefined ? this.total : (this.perUser.get(userId) ?? 0);
+  }
+
+  /** Holds a place for a stream of `userId`, or throws 429 LIVE_STREAM_LIMIT. */
+  reserve(userId: number): Lease {
+    const mine = this.perUser.get(userId) ?? 0;
+    const { perUser, max } = this.limits;
+    if (mine >= perUser) {
+      metrics.liveStreamRefusals('USER');
+      throw new AppError(
+        'LIVE_STREAM_LIMIT',
+        { scope: 'USER', limit: perUser, retryAfterSeconds: RETRY_AFTER_SECONDS },
+        `Too many live streams open for this user (at most ${perUser})`,
+      );
+    }
+    if (this.total >= max || this.closing) {
+      metrics.liveStreamRefusals('SERVER');
+      throw new AppError(
+        'LIVE_STREAM_LIMIT',
+        { scope: 'SERVER', limit: max, retryAfterSeconds: RETRY_AFTER_SECONDS },
+        `Too many live streams open on this instance (at most ${max})`,
+      );
+    }
+    this.perUser.set(userId, mine + 1);
+    this.total++;
+    metrics.liveStreamsOpen.inc();
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
+      const left = (this.perUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.perUser.set(userId, left);
+      else this.perUser.delete(userId);
+      this.total--;
+      metrics.liveStreamsOpen.dec();
+    };
+    return {
+      release,
+      open: ({ transportId, cursor, first, expiresAt }) => {
+        const out = new PassThrough();
+        const sub: Subscriber = {
+          transportId,
+          userId,
+          cursor,
+          out,
+          deadline: Math.min(Date.now() + this.limits.maxStreamMs, expiresAt.getTime()),
+          closed: false,
+        };
+        // Closed by either side (the client went away: Fastify destroys the stream; the server ended it).
+        out.on('close', () => {
+          sub.closed = true;
+          const set = this.byTransport.get(transportId);
+          set?.delete(sub);
+          if (set?.size === 0) this.byTransport.delete(transportId);
+          release();
+        });
+        out.on('error', () => undefined);
+        out.write(first);
+        let set = this.byTransport.get(transportId);
+        if (!set) {
+          set = new Set();
+          this.byTransport.set(transportId, set);
+        }
+        set.add(sub);
+        void this.pump(transportId);
+        return out;
+      },
+    };
+  }
+
+  /** A commit may have added events: of `transportId`, or of any transport (undefined: after a lost notification channel). */
+  wake(transportId?: number): void {
+    if (transportId === undefined) {
+      for (const id of this.byTransport.keys()) void this.pump(id);
+    } else if (this.byTransport.has(transportId)) {
+      void this.pump(transportId);
+    }
+  }
+
+  /** Sends what the transport's subscribers have not had yet; resolves when done (or failed). */
+  pump(transportId: number): Promise<void> {
+    const inFlight = this.running.get(transportId);
+    if (inFlight) {
+      this.dirty.add(transportId);
+      return inFlight;
+    }
+    const run = this.drain(transportId)
+      .then(() => this.failed.delete(transportId))
+      .catch((error: unknown) => {
+        this.failed.add(transportId);
+        this.onError(error);
+      })
+      .finally(() => this.running.delete(transportId))
+      .then(() => undefined);
+    this.running.set(transportId, run);
+    return run;
+  }
+
+  private async drain(transportId: number): Promise<void> {
+    for (;;) {
+      this.dirty.delete(transportId);
+      const subs = this.byTransport.get(transportId);
+      if (!subs || subs.size === 0) return;
+      let from = Number.POSITIVE_INFINITY;
+      for (const s of subs) from = Math.min(from, s.cursor);
+      const rows = await liveEventsAfter(this.db, transportId, from, PAGE);
+      for (const row of rows) {
+        const text = frameOfJson(row.id, row.type, JSON.stringify(row.data));
+        for (const s of subs) {
+          if (s.closed || s.cursor >= row.id) continue;
+          s.cursor = row.id;
+          this.send(s, text);
+        }
+      }
+      if (rows.length === PAGE) continue;
+      if (!this.dirty.has(transportId)) return;
+    }
+  }
+
+  private send(s: Subscriber, text: string): void {
+    if (s.closed) return;
+    s.out.write(text);
+    metrics.liveEventsSent.inc();
+    // Too slow: dropped at once (what waits would never be read); it resumes with Last-Event-ID.
+    if (s.out.writableLength > MAX_UNSENT_BYTES) this.end(s, true);
+  }
+
+  /** Ends a stream: what was written is sent first, unless `now` (or it is not read within a second). */
+  private end(s: Subscriber, now = false): void {
+    if (s.closed && !now) return;
+    s.closed = true;
+    if (now) {
+      s.out.destroy();
+      return;
+    }
+    s.out.end();
+    setTimeout(() => s.out.destroy(), 1000).unref();
+  }
+
+  /** Heartbeat comments (proxies keep an active connection open), streams past their deadline ended, failed pumps retried. */
+  private tick(): void {
+    const now = Date.now();
+    for (const subs of this.byTransport.values()) {
+      for (const s of subs) {
+        if (s.deadline <= now) this.end(s);
+        else if (!s.closed) s.out.write(': keep-alive\n\n');
+      }
+    }
+    for (const id of [...this.failed]) void this.pump(id);
+  }
+
+  /** Ends every stream at once (the instance shuts down: clients resume elsewhere) and refuses new ones. */
+  closeAll(): void {
+    this.closing = true;
+    clearInterval(this.timer);
+    for (const subs of this.byTransport.values()) for (const s of subs) this.end(s);
+  }
+
+  /** Waits for the pumps in flight (before the database closes). */
+  async settle(): Promise<void> {
+    await Promise.all(this.running.values());
+  }
+}
