@@ -710,7 +710,11 @@ export interface paths {
          *     ends a stream after 30 minutes, when the access token expires, when the client reads too
          *     slowly (1 MiB waiting to be sent), and when the instance shuts down (at once, without
          *     delaying the shutdown); the client reconnects with `Last-Event-ID` (scope and token are
-         *     checked again then).
+         *     checked again then). The credential is also checked again at every heartbeat, against the
+         *     database: a stream whose session was revoked (sign-out, deactivation, role change) or whose
+         *     API key was revoked, or whose key's account changed role or no longer sees the transport,
+         *     ends within one heartbeat (15 s), on whichever instance it is open; its reconnection then
+         *     gets 401 or 404.
          *
          *     Errors (JSON envelope, before the stream starts):
          *     - 400: `id` is not a positive integer, or `Last-Event-ID` is not a decimal id.

@@ -29,11 +29,15 @@ interface Subscriber {
   /** When the server ends the stream (its maximum life, or the access token's expiry). */
   deadline: number;
   closed: boolean;
+  /** Whether the credential that opened the stream still may read it (asked at each heartbeat). */
+  recheck: () => Promise<boolean>;
+  /** A recheck is in flight (not asked again before it answers). */
+  checking: boolean;
 }
 
 /** A place held for one stream while it is being opened: `open` turns it into the stream, `release` gives it back. */
 export interface Lease {
-  open(stream: { transportId: number; cursor: number; first: string; expiresAt: Date }): PassThrough;
+  open(stream: { transportId: number; cursor: number; first: string; expiresAt: Date; recheck: () => Promise<boolean> }): PassThrough;
   release(): void;
 }
 
@@ -104,7 +108,7 @@ export class LiveHub {
     };
     return {
       release,
-      open: ({ transportId, cursor, first, expiresAt }) => {
+      open: ({ transportId, cursor, first, expiresAt, recheck }) => {
         const out = new PassThrough();
         const sub: Subscriber = {
           transportId,
@@ -113,6 +117,8 @@ export class LiveHub {
           out,
           deadline: Math.min(Date.now() + this.limits.maxStreamMs, expiresAt.getTime()),
           closed: false,
+          recheck,
+          checking: false,
         };
         // Closed by either side (the client went away: Fastify destroys the stream; the server ended it).
         out.on('close', () => {
@@ -205,16 +211,37 @@ export class LiveHub {
     setTimeout(() => s.out.destroy(), 1000).unref();
   }
 
-  /** Heartbeat comments (proxies keep an active connection open), streams past their deadline ended, failed pumps retried. */
+  /**
+   * Heartbeat comments (proxies keep an active connection open), streams past their deadline
+   * ended, streams whose credential was revoked, expired or lost its power ended, failed pumps
+   * retried. A recheck that cannot reach the database keeps the stream (asked again next time).
+   */
   private tick(): void {
     const now = Date.now();
     for (const subs of this.byTransport.values()) {
       for (const s of subs) {
         if (s.deadline <= now) this.end(s);
-        else if (!s.closed) s.out.write(': keep-alive\n\n');
+        else if (!s.closed) {
+          s.out.write(': keep-alive\n\n');
+          if (!s.checking) this.recheck(s);
+        }
       }
     }
     for (const id of [...this.failed]) void this.pump(id);
+  }
+
+  private recheck(s: Subscriber): void {
+    s.checking = true;
+    s.recheck().then(
+      (allowed) => {
+        s.checking = false;
+        if (!allowed) this.end(s);
+      },
+      (error: unknown) => {
+        s.checking = false;
+        this.onError(error);
+      },
+    );
   }
 
   /** Ends every stream at once (the instance shuts down: clients resume elsewhere) and refuses new ones. */

@@ -187,6 +187,52 @@ describe('GET /trade/transports/{id}/live (streamTransportLive)', () => {
     supervisor.close();
   });
 
+  it('ends a stream within a heartbeat once its session is logged out, or its API key revoked, and refuses its reconnection', async () => {
+    const id = await trackedTransport(t, refs);
+    // A session of its own (the shared test token stays valid for the other tests).
+    const login = await t.call('login', { body: { username: 'agent', password: 'demo1234' } });
+    expect(login.status).toBe(200);
+    const token = login.body.result.access_token;
+    const bySession = await openSse(`${base}/trade/transports/${id}/live`, { authorization: `Bearer ${token}` });
+    expect((await bySession.until(1))[0]!.event).toBe('snapshot');
+
+    const created = await t.call('createApiKey', {
+      token: await t.token('admin'),
+      body: {
+        name: 'Dispatch screen',
+        roleId: (
+          await t.db.selectFrom('roles').select('id').where('access_level', '=', 'supervisor').orderBy('id').executeTakeFirstOrThrow()
+        ).id,
+      },
+    });
+    expect(created.status).toBe(201);
+    const key = created.body.result.key!;
+    const byKey = await openSse(`${base}/trade/transports/${id}/live`, { 'x-api-key': key });
+    expect((await byKey.until(1))[0]!.event).toBe('snapshot');
+
+    // Both still open after several heartbeats (300 ms here) while their credentials hold.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(bySession.comments.filter((c) => c === 'keep-alive').length).toBeGreaterThan(0);
+    let sessionEnded = false;
+    let keyEnded = false;
+    void bySession.ended.then(() => (sessionEnded = true));
+    void byKey.ended.then(() => (keyEnded = true));
+    expect([sessionEnded, keyEnded]).toEqual([false, false]);
+
+    expect((await t.call('logout', { token })).status).toBe(200);
+    await bySession.ended;
+    expect(keyEnded).toBe(false);
+    const again = await openSse(`${base}/trade/transports/${id}/live`, { authorization: `Bearer ${token}` });
+    expect(again.status).toBe(401);
+
+    const revoked = await t.call('revokeApiKey', { token: await t.token('admin'), params: { id: created.body.result.id } });
+    expect(revoked.status).toBe(200);
+    await byKey.ended;
+    const refused = await openSse(`${base}/trade/transports/${id}/live`, { 'x-api-key': key });
+    expect(refused.status).toBe(401);
+    expect(refused.events[0]!.data.errors).toEqual(['API key is unknown or revoked']);
+  });
+
   it('holds at most LIVE_STREAMS_PER_USER streams per user (429 LIVE_STREAM_LIMIT), and frees the place when a client leaves', async () => {
     const id = await trackedTransport(t, refs, 'manager');
     const userId = (await t.db.selectFrom('users').select('id').where('username', '=', 'manager').executeTakeFirstOrThrow()).id;
