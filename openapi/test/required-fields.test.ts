@@ -19,6 +19,7 @@ const OPTIONAL: Record<string, string> = {
   'TransportTimelineEntry.milestone': 'present on MILESTONE entries only',
   'TransportTimelineEntry.document': 'present on DOCUMENT_ADDED entries only',
   'TransportTimelineEntry.complaint': 'present on COMPLAINT_OPENED entries only',
+  'TransportTimelineEntry.proofOfDelivery': 'present on PROOF_OF_DELIVERY entries only',
 };
 
 const schemas = bundled.components.schemas as Record<string, any>;
