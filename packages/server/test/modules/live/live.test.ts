@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { testConfig } from '../../../src/config.js';
 import { connect, poolOf } from '../../../src/db/connect.js';
-import { componentValidator } from '../../support/contract.js';
+import { componentValidator, operationById } from '../../support/contract.js';
+import { recordCovered } from '../../support/coverage.js';
 import { type DemoUser, useTestApp } from '../../support/app.js';
 import { openSse, type SseEvent } from '../../support/sse.js';
 import { applyActions, loadRefs, type Refs } from '../transports/fixtures.js';
@@ -97,6 +98,13 @@ describe('GET /trade/transports/{id}/live (streamTransportLive)', () => {
     // Heartbeat comments keep it open between events.
     expect(await s.comment()).toBe('keep-alive');
     s.close();
+    // A stream never ends, so the contract-checking client (inject) cannot read its 200: this
+    // test checked it instead (every event against TransportLiveEvent, and the media type the
+    // contract declares for the 200), which counts for the operation coverage gate.
+    const declared = Object.keys((operationById.get('streamTransportLive')!.operation.responses as any)['200'].content);
+    expect(declared).toEqual(['text/event-stream']);
+    expect(s.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    recordCovered('streamTransportLive');
   });
 
   it('resumes after a reconnect with Last-Event-ID: the missed events once each, in order, then live ones', async () => {
