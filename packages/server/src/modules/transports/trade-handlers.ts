@@ -1,3 +1,4 @@
+import { audit, isStaff } from '../../lib/audit.js';
 import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
 import { isForeignKeyViolation } from '../../lib/db-errors.js';
@@ -71,13 +72,21 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     checkWindows(body);
     if (body.vehicleTypeId !== undefined) await requireVehicleType(db, body.vehicleTypeId);
     if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
+    // A change made by staff (team manager and above) is audited, with the fields before and after.
+    const audited = isStaff(auth);
     await db.transaction().execute(async (trx) => {
+      const before = audited ? toTransport(await reload(trx, id)) : null;
       const set = fieldChanges(body);
       if (body.newCustomer) set.customer_id = await insertCustomer(trx, body.newCustomer);
       else if (body.customerId !== undefined) set.customer_id = body.customerId;
       if (!(await updateFields(trx, id, USER_EDITABLE, set, body))) {
         const status = await currentStatus(trx, id);
         throw status === undefined ? transportNotFound(id) : notEditable(id, status);
+      }
+      if (before) {
+        // The record after the change: the entry keeps the fields that differ (a customer set by id, a recomputed total).
+        const after = toTransport(await reload(trx, id));
+        await audit(trx, req, { action: 'transport.updated', resource: { type: 'transport', id }, before, after });
       }
     });
     return { message: 'Transport updated', result: toTransport(await reload(db, id)) };
@@ -93,11 +102,16 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const complaints = await complaintCount(db, id);
     if (complaints > 0) throw hasComplaint(id, complaints);
     try {
-      // The status guard keeps an acted-upon transport.
-      if (!(await deleteTransport(db, id, USER_EDITABLE))) {
-        const status = await currentStatus(db, id);
-        throw status === undefined ? transportNotFound(id) : notEditable(id, status, 'deleted');
-      }
+      await db.transaction().execute(async (trx) => {
+        // A deletion by staff is audited with the record as it was.
+        const before = isStaff(auth) ? toTransport(await reload(trx, id)) : null;
+        // The status guard keeps an acted-upon transport.
+        if (!(await deleteTransport(trx, id, USER_EDITABLE))) {
+          const status = await currentStatus(trx, id);
+          throw status === undefined ? transportNotFound(id) : notEditable(id, status, 'deleted');
+        }
+        if (before) await audit(trx, req, { action: 'transport.deleted', resource: { type: 'transport', id }, before });
+      });
     } catch (error) {
       // A complaint filed between the check and the delete: the foreign key refuses it.
       if (isForeignKeyViolation(error, 'complaints_transport_id_fkey')) throw hasComplaint(id, await complaintCount(db, id));
