@@ -97,7 +97,10 @@ describe('POST /admin/actors/customers (createCustomer)', () => {
   });
 
   it('refuses a customer with neither e-mail nor phone with 400 MISSING_CUSTOMER_INFO', async () => {
-    const res = await t.call('createCustomer', { token: await t.token('supervisor'), body: { firstName: 'No', lastName: 'Contact' } as never });
+    const res = await t.call('createCustomer', {
+      token: await t.token('supervisor'),
+      body: { firstName: 'No', lastName: 'Contact' } as never,
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual({ code: 'MISSING_CUSTOMER_INFO', message: 'Provide at least an e-mail address or a phone number' });
   });
