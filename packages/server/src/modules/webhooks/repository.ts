@@ -131,31 +131,35 @@ export type DeliveryRow = Awaited<ReturnType<ReturnType<typeof listDeliveries>['
  */
 export async function requeue(db: Db, eventId: number, subscriptionIds: number[]): Promise<DeliveryRow[]> {
   if (subscriptionIds.length === 0) return [];
-  const ids = await db
-    .insertInto('webhook_deliveries')
-    .values(subscriptionIds.map((subscription_id) => ({ event_id: eventId, subscription_id })))
-    .onConflict((oc) =>
-      oc.columns(['event_id', 'subscription_id']).doUpdateSet({
-        status: 'PENDING',
-        attempts: 0,
-        next_attempt_at: sql`clock_timestamp()`,
-        created_at: sql`clock_timestamp()`,
-        delivered_at: null,
-      }),
-    )
-    .returning('id')
-    .execute();
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('events as e', 'e.id', 'd.event_id')
-    .select(deliveryColumns)
-    .where(
-      'd.id',
-      'in',
-      ids.map((r) => r.id),
-    )
-    .orderBy('d.subscription_id')
-    .execute();
+  // One transaction: the rows are read as queued, before a worker (which skips the locked rows
+  // until the COMMIT) can claim them.
+  return db.transaction().execute(async (trx) => {
+    const ids = await trx
+      .insertInto('webhook_deliveries')
+      .values(subscriptionIds.map((subscription_id) => ({ event_id: eventId, subscription_id })))
+      .onConflict((oc) =>
+        oc.columns(['event_id', 'subscription_id']).doUpdateSet({
+          status: 'PENDING',
+          attempts: 0,
+          next_attempt_at: sql`clock_timestamp()`,
+          created_at: sql`clock_timestamp()`,
+          delivered_at: null,
+        }),
+      )
+      .returning('id')
+      .execute();
+    return trx
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .select(deliveryColumns)
+      .where(
+        'd.id',
+        'in',
+        ids.map((r) => r.id),
+      )
+      .orderBy('d.subscription_id')
+      .execute();
+  });
 }
 
 // ------------------------------------------------------------------ the delivery worker's statements

@@ -109,11 +109,24 @@ describe('webhook delivery to a real receiver', () => {
       body: { subscriptionId: sub.id },
     });
     expect(again.status).toBe(200);
+    // As queued (read in the transaction that queued it: a worker woken by its COMMIT cannot have claimed it yet).
     expect(again.body.result).toEqual([
       expect.objectContaining({ eventId: event, subscriptionId: sub.id, status: 'PENDING', attempts: 0 }),
     ]);
     await receiver.until(() => receiver.of(event).length === 2);
-    const second = receiver.of(event)[1]!;
+    // Under an Idempotency-Key (the request's own transaction around the handler's): queued again, once.
+    const keyed = await t.call('redeliverEvent', {
+      token: await t.token('supervisor'),
+      params: { id: event },
+      body: { subscriptionId: sub.id },
+      headers: { 'idempotency-key': `redeliver-${sub.id}` },
+    });
+    expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
+    expect(keyed.body.result).toEqual([
+      expect.objectContaining({ eventId: event, subscriptionId: sub.id, status: 'PENDING', attempts: 0 }),
+    ]);
+    await receiver.until(() => receiver.of(event).length === 3);
+    const second = receiver.of(event)[2]!;
     const headers = second.headers as Record<string, string>;
     expect(new Webhook(rotated.body.result.secret!).verify(second.body, headers)).toMatchObject({ id: event });
     expect(() => new Webhook(sub.secret).verify(second.body, headers)).toThrow(WebhookVerificationError);
