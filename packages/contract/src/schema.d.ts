@@ -5977,9 +5977,11 @@ export interface paths {
          *     - Partner API keys: `api_key.created`, `api_key.revoked`.
          *     - Webhook endpoints: `webhook.created`, `webhook.updated`, `webhook.deleted`,
          *       `webhook.secret_rotated`.
-         *     - Transports changed by staff: `transport.updated`, `transport.deleted`,
-         *       `transport.status_changed` (an action of the validation workflow; `details.action`),
-         *       `transport.customer_assigned`.
+         *     - Transports changed by staff: `transport.updated`, `transport.deleted` (through `/admin`, and
+         *       a team manager's, supervisor's or administrator's update or deletion through
+         *       `PATCH` / `DELETE /trade/transports/{id}`; an update keeps the fields of the transport that
+         *       changed, a deletion the transport as it was), `transport.status_changed` (an action of the
+         *       validation workflow; `details.action`), `transport.customer_assigned`.
          *     - Organizations: `organization.created`, `organization.updated`, `organization.deleted`.
          *     - Actors (administrators, agents, customers as persons; `details.actorRole`): `actor.created`,
          *       `actor.updated`, `actor.activated`, `actor.deactivated`, `actor.deleted` (a bulk action
@@ -6002,9 +6004,7 @@ export interface paths {
          *       their own actions are recorded: the log holds every account's addresses and the security
          *       history of their peers, and a person audited should not read or weigh the record of the
          *       audit. Agents' own changes to their records are not audited (they are the records' own
-         *       history); their failed logins are. Not audited yet: the redelivery of a webhook event, and
-         *       staff's changes through the `/trade` transport operations (a team manager's or supervisor's
-         *       update or deletion of an agent's transport with `PATCH` or `DELETE /trade/transports/{id}`).
+         *       history); their failed logins are. Not audited yet: the redelivery of a webhook event.
          *     - Immutable: no operation changes or deletes an entry, and the database refuses `UPDATE`,
          *       `DELETE` and `TRUNCATE` on the table, except the retention sweep, which removes entries
          *       older than `AUDIT_RETENTION_DAYS` (365 by default).

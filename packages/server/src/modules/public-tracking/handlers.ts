@@ -50,7 +50,7 @@ export const publicTrackingHandlers: ModuleHandlers<Ops> = {
       throw new AppError(
         'NOT_EDITABLE',
         { resource: 'transport', id, status: transport.status },
-        `A tracking link cannot be made for a ${transport.status} transport`,
+        `A tracking link cannot be made for a transport in status ${transport.status}`,
       );
     const token = newToken();
     const ttlHours = req.body?.ttlHours ?? DEFAULT_TTL_HOURS;
