@@ -14,8 +14,16 @@ const server = {
 };
 const isolatedServerTests = ['test/modules/tutorials/certificate-code.test.ts', 'test/ops/**'];
 
+// Test files run in three workers. Vitest's default is one fewer than the cores, which is a single
+// worker on the 2-core machines this project is built and checked on: the suite then runs its files
+// one after the other while most of them wait (on PostgreSQL, on child processes, on timers) with a
+// core idle. Each file has its own database copy and app state (test/support/app.ts), so files do not
+// share anything a second worker could disturb. VITEST_MAX_WORKERS overrides it (1 for a serial run).
+const maxWorkers = 3;
+
 export default defineConfig({
   test: {
+    maxWorkers,
     projects: [
       {
         test: {

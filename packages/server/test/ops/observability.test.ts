@@ -106,10 +106,12 @@ describe('traces and logs of the built server (OpenTelemetry to a local OTLP/HTT
     for (const q of queries) expect(under(q, request.spanId)).toBe(true);
     expect(queries.some((q) => String(attribute(q, 'db.query.text')).includes('"transports"'))).toBe(true);
 
-    // The log lines of the request carry its trace id.
-    const logged = lines.filter((l) => l.reqId === requestId);
-    expect(logged.map((l) => l.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
-    for (const line of logged) expect(line.trace_id).toBe(traceId);
+    // The log lines of the request carry its trace id. They reach this process through the child's
+    // stdout, which may deliver 'request completed' after the answer itself: wait for it.
+    const logged = () => lines.filter((l) => l.reqId === requestId);
+    await until('the request completed log line', async () => logged().some((l) => l.msg === 'request completed'), 30);
+    expect(logged().map((l) => l.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    for (const line of logged()) expect(line.trace_id).toBe(traceId);
   });
 
   it('tells a refused browser origin in the answer and in one warn line naming the origin and the setting', async () => {
@@ -140,7 +142,9 @@ describe('traces and logs of the built server (OpenTelemetry to a local OTLP/HTT
     await until('the probe span exported', async () => receiver.spans.some((s) => s.spanId === spanId), 60);
     expect(receiver.spans.find((s) => s.spanId === spanId)).toMatchObject({ traceId, name: 'GET /health getHealth' });
     const requestId = res.headers.get('x-request-id');
-    expect(lines.find((l) => l.reqId === requestId && l.msg === 'request completed')).toMatchObject({ trace_id: traceId });
+    const completed = () => lines.find((l) => l.reqId === requestId && l.msg === 'request completed');
+    await until('the request completed log line', async () => completed() !== undefined, 30);
+    expect(completed()).toMatchObject({ trace_id: traceId });
     // The first line (tracing on) and the start-up's lines are pino's JSON like the rest.
     expect(lines.filter((l) => 'notJson' in l)).toEqual([]);
     expect(lines[0]).toMatchObject({ level: 30, msg: expect.stringContaining('tracing on') });
