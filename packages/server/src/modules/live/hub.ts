@@ -337,6 +337,7 @@ export class LiveHub {
     await Promise.all(this.running.values());
     await Promise.all(this.releasing);
     this.settled = true;
-    await releaseLiveLeases(this.db, { instance: this.instance }).catch(this.onError);
+    // Streams not closed yet (their leases would otherwise count until they expire).
+    if (this.leases.size > 0) await releaseLiveLeases(this.db, { instance: this.instance }).catch(this.onError);
   }
 }
