@@ -93,7 +93,8 @@ function drive(road: readonly Point[], from: Date, to: Date, stepMin: number, sp
     const speed = d >= total ? 0 : speedAt(k);
     const { point, heading } = along(road, d);
     points.push({
-      ...point,
+      latitude: point.latitude,
+      longitude: point.longitude,
       recordedAt: new Date(t).toISOString(),
       speedKmh: Math.round(speed),
       headingDeg: heading,
