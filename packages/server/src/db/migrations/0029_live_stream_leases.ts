@@ -7,7 +7,8 @@ import { type Kysely, sql } from 'kysely';
  * - One row per open stream: the user, the instance holding it (for diagnosis and for the
  *   instance's own clean-up at shutdown), and when the lease ends unless its instance extends it
  *   (every heartbeat). A lease whose instance crashed is not extended: once expired it no longer
- *   counts, and it is deleted by the next open of the same user or any instance's heartbeat.
+ *   counts, and it is deleted by the next open of the same user or the heartbeat of any instance
+ *   holding streams.
  * - A new lease is taken under a transaction-level advisory lock on the user, after counting the
  *   user's unexpired leases, so that two instances opening at once cannot both take the last place.
  * - No foreign key to users: a deleted user's streams end at the next heartbeat's credential check

@@ -295,7 +295,8 @@ export class LiveHub {
    * meanwhile ends its stream then).
    */
   private renewLeases(): void {
-    if (this.renewing) return;
+    // An instance without streams asks nothing (expired leases are also deleted by their user's next open).
+    if (this.renewing || this.leases.size === 0) return;
     this.renewing = true;
     const ids = [...this.leases.keys()];
     renewLiveLeases(this.db, ids, this.leaseMs)

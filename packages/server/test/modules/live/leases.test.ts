@@ -136,9 +136,17 @@ describe('live streams: the limit per user holds across instances', () => {
     });
     const later = await open('a');
     expect(later.status).toBe(200);
+    expect((await leasesOf(agent)).map((l) => l.instance)).toEqual([t.app.live.instance]);
+    // The heartbeat of an instance holding streams deletes expired leases, of any user.
+    const supervisor = await userId('supervisor');
+    await t.db
+      .insertInto('live_stream_leases')
+      .values({ user_id: supervisor, instance: 'crashed-instance', expires_at: sql<Date>`now() - interval '1 second'` })
+      .execute();
+    await until('expired leases swept', async () => (await leasesOf(supervisor)).length === 0);
+    expect(await leasesOf(agent)).toHaveLength(1);
     await closeAll([later]);
-    // A heartbeat of any instance deletes expired leases, of any user.
-    await until('expired leases swept', async () => (await t.db.selectFrom('live_stream_leases').select('id').execute()).length === 0);
+    await until('the lease given back', async () => (await leasesOf(agent)).length === 0);
   });
 
   it('extends a lease at each heartbeat, and ends a stream whose lease was lost', async () => {
