@@ -193,7 +193,9 @@ export class LiveHub {
         }
         set.add(sub);
         if (this.leases.has(id)) this.leases.set(id, sub);
-        void this.pump(transportId);
+        // Opened while the instance began to shut down (after its streams were ended): ended too.
+        if (this.closing) this.end(sub);
+        else void this.pump(transportId);
         return out;
       },
     };
