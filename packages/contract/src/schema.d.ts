@@ -704,9 +704,16 @@ export interface paths {
          *     close an idle connection (turn off response buffering for `text/event-stream` in front of
          *     the API; the answer carries `X-Accel-Buffering: no` for nginx). It is not compressed.
          *
-         *     **Limits.** At most 5 open streams per user or API key on an instance
-         *     (`LIVE_STREAMS_PER_USER`) and 1000 per instance (`LIVE_STREAMS_MAX`): beyond, 429
-         *     `LIVE_STREAM_LIMIT`. Each connection counts one request against the hourly quota. The server
+         *     **Limits.** At most 5 open streams per user or API key, counted across all instances of the
+         *     API together (`LIVE_STREAMS_PER_USER`; scope `USER`), and 1000 per instance
+         *     (`LIVE_STREAMS_MAX`; scope `SERVER`): beyond, 429 `LIVE_STREAM_LIMIT`. The database is the
+         *     authority for the count per user: each open stream holds a lease there, taken only while the
+         *     user holds fewer than the limit (two instances asked at the same time cannot both give the
+         *     last place), extended at every heartbeat and given back when the stream ends. The streams of
+         *     an instance that crashed keep their places until their leases expire, 45 seconds after their
+         *     last heartbeat at most; a stream whose lease could not be extended in time (its instance
+         *     stalled past it, so its place may have gone to another stream) is ended, and its reconnection
+         *     takes a new place if one is free. Each connection counts one request against the hourly quota. The server
          *     ends a stream after 30 minutes, when the access token expires, when the client reads too
          *     slowly (1 MiB waiting to be sent), and when the instance shuts down (at once, without
          *     delaying the shutdown); the client reconnects with `Last-Event-ID` (scope and token are
@@ -7710,7 +7717,7 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
-        /** @description Too many live streams open: the caller's own (`scope: USER`, at most `limit` streams per user or API key across the instance, `LIVE_STREAMS_PER_USER`, 5 by default) or the instance's (`scope: SERVER`, `LIVE_STREAMS_MAX`, 1000 by default). Close a stream, or retry after `retryAfterSeconds`. HTTP 429. */
+        /** @description Too many live streams open: the caller's own (`scope: USER`, at most `limit` streams per user or API key on all instances of the API together, `LIVE_STREAMS_PER_USER`, 5 by default) or the instance's (`scope: SERVER`, `LIVE_STREAMS_MAX`, 1000 by default). The streams of an instance that crashed count against their user until their places expire, 45 seconds after their last heartbeat at most. Close a stream, or retry after `retryAfterSeconds`. HTTP 429. */
         LiveStreamLimitError: {
             /**
              * @description discriminator enum property added by openapi-typescript

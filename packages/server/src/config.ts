@@ -76,7 +76,7 @@ export interface Config {
    */
   positions: { retentionDays: number; maintenanceIntervalMs: number };
   /**
-   * Live streams (GET /trade/transports/{id}/live): open streams per user and per instance, the
+   * Live streams (GET /trade/transports/{id}/live): open streams per user (on all instances together) and per instance, the
    * heartbeat period, a stream's longest life, and how long events are kept for resuming clients.
    */
   live: { perUser: number; max: number; heartbeatMs: number; maxStreamMs: number; retentionMinutes: number };

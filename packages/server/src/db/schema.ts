@@ -301,6 +301,15 @@ export interface TransportLiveSweepsTable {
   swept_through: number;
 }
 
+/** One open live stream of some instance (0029): counted against its user's limit until it expires. */
+export interface LiveStreamLeasesTable {
+  id: GeneratedAlways<number>;
+  user_id: number;
+  instance: string;
+  expires_at: RequiredTimestamp;
+  created_at: Generated<Date>;
+}
+
 export type MilestoneType = Schemas['TransportMilestoneType'];
 
 export interface TransportMilestonesTable {
@@ -907,6 +916,7 @@ export interface Database {
   transport_milestones: TransportMilestonesTable;
   transport_live_events: TransportLiveEventsTable;
   transport_live_sweeps: TransportLiveSweepsTable;
+  live_stream_leases: LiveStreamLeasesTable;
   file_deletions: FileDeletionsTable;
   complaints: ComplaintsTable;
   complaint_status_history: ComplaintStatusHistoryTable;

@@ -1,8 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import type { ComplaintStatus, Database, TransportAction, TransportStatus } from './schema.js';
 import { type Clock, CUSTOMERS, need, type SeedRefs, type StaffKey } from './seed-organization.js';
+import { seedTrack, trackColumns, trackSeeds } from './seed-tracking.js';
 
-/* Demo transports (with status history and documents) and complaints (with history and a notification). */
+/*
+ * Demo transports (with status history and documents, two of them followed on the road: see
+ * seed-tracking.ts) and complaints (with history and a notification).
+ */
 
 // The action path from creation to each status, following the transport state machine (transports/rules.ts).
 const PATHS: Record<TransportStatus, TransportAction[]> = {
@@ -220,12 +224,16 @@ const DEMO_PDF = Buffer.from(
 );
 const HOUR = 3_600_000;
 
-async function seedTransports(db: Kysely<Database>, refs: SeedRefs, at: Clock): Promise<Map<string, number>> {
+async function seedTransports(db: Kysely<Database>, refs: SeedRefs, at: Clock, now: Date): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
+  const tracks = trackSeeds(at, now);
   // Oldest first, so that ids and loading numbers grow with the creation date.
   for (const t of [...TRANSPORTS].sort((a, b) => b.daysAgo - a.daysAgo)) {
     const createdAt = at(t.daysAgo, 8);
     const path = PATHS[t.status];
+    const track = tracks.get(t.key);
+    // Each action 6 hours after the previous one, unless the transport's track says when.
+    const times = path.map((action, i) => track?.actionTimes[action] ?? new Date(createdAt.getTime() + i * 6 * HOUR));
     const row = await db
       .insertInto('transports')
       .values({
@@ -248,7 +256,8 @@ async function seedTransports(db: Kysely<Database>, refs: SeedRefs, at: Clock): 
         customer_id: t.customer === null ? null : need(refs.customers, t.customer),
         created_by: refs.users[t.by],
         created_at: createdAt,
-        updated_at: new Date(createdAt.getTime() + (path.length - 1) * 6 * HOUR),
+        updated_at: times.at(-1)!,
+        ...(track ? trackColumns(track) : {}),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -266,11 +275,12 @@ async function seedTransports(db: Kysely<Database>, refs: SeedRefs, at: Clock): 
           action,
           comment: COMMENTS[action] ?? null,
           created_by: refs.users[actor],
-          created_at: new Date(createdAt.getTime() + i * 6 * HOUR),
+          created_at: times[i]!,
         })
         .execute();
       from = TARGET[action];
     }
+    if (track) await seedTrack(db, row.id, track, refs.users[t.by]);
   }
   const docs = [
     ['T3', 'DRIVING_LICENSE', 'driving-license-koffi-yao.pdf', 'agent'],
@@ -444,7 +454,7 @@ async function seedComplaints(db: Kysely<Database>, refs: SeedRefs, at: Clock, t
   }
 }
 
-export async function seedOperations(db: Kysely<Database>, refs: SeedRefs, at: Clock): Promise<void> {
-  const transports = await seedTransports(db, refs, at);
+export async function seedOperations(db: Kysely<Database>, refs: SeedRefs, at: Clock, now: Date): Promise<void> {
+  const transports = await seedTransports(db, refs, at, now);
   await seedComplaints(db, refs, at, transports);
 }

@@ -93,6 +93,7 @@ const TABLES = [
   'forum_topics',
   'forum_votes',
   'idempotency_keys',
+  'live_stream_leases',
   'login_throttles',
   'organizations',
   'proof_of_delivery_files',

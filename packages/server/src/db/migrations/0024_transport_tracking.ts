@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
  *   both set or both null; a window's end is not before its start.
  * - transport_positions: every reported position, declaratively partitioned by `recorded_at` (one
  *   partition per UTC day, named transport_positions_pYYYYMMDD). The partitions are made ahead by
- *   the server (modules/tracking/partition-repository.ts) at start and every hour, or by pg_partman where it
+ *   the server (db/position-partitions.ts) at start and every hour, or by pg_partman where it
  *   manages the table, and whole partitions are dropped past the retention period. The primary key
  *   (transport_id, recorded_at) makes a repeated point (same instant) a no-op and serves a
  *   transport's track. No foreign key and no constraint spanning transports: the table stays

@@ -40,7 +40,7 @@ export const liveHandlers: ModuleHandlers<LiveOps> = {
     const resumeFrom = typeof header === 'string' ? Number(header) : null;
     if (!(await findVisible(db, auth, id))) throw transportNotFound(id);
     const recheck = stillAllowed(req, auth, id);
-    const lease = live.reserve(auth.userId);
+    const lease = await live.reserve(auth.userId);
     try {
       const start = await streamStart(db, id);
       // A resume point the server still covers: replay after it. Below the sweep (events may be

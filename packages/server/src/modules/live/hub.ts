@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { PassThrough } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { metrics } from '../../lib/metrics.js';
 import { frameOfJson } from './events.js';
-import { liveEventsAfter } from './repository.js';
+import { liveEventsAfter, releaseLiveLeases, renewLiveLeases, takeLiveLease } from './repository.js';
 
 /** Events read per query when a stream catches up (a long replay reads page after page). */
 const PAGE = 500;
@@ -12,6 +14,8 @@ const PAGE = 500;
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 /** Seconds a refused client is told to wait. */
 const RETRY_AFTER_SECONDS = 5;
+/** How long a stream's lease lasts unless its instance extends it (three heartbeats, at least 45 s). */
+export const leaseMs = (heartbeatMs: number) => Math.max(45_000, 3 * heartbeatMs);
 
 export interface LiveLimits {
   perUser: number;
@@ -33,6 +37,8 @@ interface Subscriber {
   recheck: () => Promise<boolean>;
   /** A recheck is in flight (not asked again before it answers). */
   checking: boolean;
+  /** The stream's lease (live_stream_leases), which counts it against its user's limit on every instance. */
+  leaseId: number;
 }
 
 /** A place held for one stream while it is being opened: `open` turns it into the stream, `release` gives it back. */
@@ -42,7 +48,12 @@ export interface Lease {
 }
 
 /**
- * The live streams of this instance. Each transport with subscribers is pumped from the database
+ * The live streams of this instance. The limit per user holds across instances: each stream holds
+ * a lease in the database (taken only while the user has fewer unexpired leases than the limit,
+ * under a lock on the user), extended at every heartbeat and deleted when the stream ends; the
+ * lease of a crashed instance stops counting when it expires. A stream whose lease could not be
+ * extended in time (it expired: its place may have gone to another stream) is ended. The limit per
+ * instance is counted here, in memory. Each transport with subscribers is pumped from the database
  * (`transport_live_events`, the source of truth) whenever a commit may have added to it: one query
  * per transport and wake, however many subscribers, each of which gets the events after its own
  * cursor. A wake during a pump runs one more pump after it, so a commit is never missed; ids grow
@@ -52,6 +63,16 @@ export class LiveHub {
   private readonly byTransport = new Map<number, Set<Subscriber>>();
   private readonly perUser = new Map<number, number>();
   private total = 0;
+  /** The leases held by this instance: the stream of each once it is open (null while it is being opened). */
+  private readonly leases = new Map<number, Subscriber | null>();
+  /** Lease deletions in flight (awaited before the database closes). */
+  private readonly releasing = new Set<Promise<void>>();
+  /** This instance, as its leases name it. */
+  readonly instance = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly leaseMs: number;
+  private renewing = false;
+  /** The instance's leases were given back as it shut down (a stream closing later has nothing to give back). */
+  private settled = false;
   private readonly running = new Map<number, Promise<void>>();
   private readonly dirty = new Set<number>();
   /** Transports whose last pump failed (the database unreachable): pumped again at the next heartbeat. */
@@ -64,27 +85,34 @@ export class LiveHub {
     private readonly limits: LiveLimits,
     private readonly onError: (error: unknown) => void,
   ) {
+    this.leaseMs = leaseMs(limits.heartbeatMs);
     this.timer = setInterval(() => this.tick(), limits.heartbeatMs);
     this.timer.unref();
   }
 
-  /** Open streams (all, or of one user). */
+  /** Open streams of this instance (all, or of one user), counted until their lease is given back. */
   count(userId?: number): number {
     return userId === undefined ? this.total : (this.perUser.get(userId) ?? 0);
   }
 
-  /** Holds a place for a stream of `userId`, or throws 429 LIVE_STREAM_LIMIT. */
-  reserve(userId: number): Lease {
+  /**
+   * Holds a place for a stream of `userId` (a lease in the database, counted on every instance),
+   * or throws 429 LIVE_STREAM_LIMIT: scope USER when the user holds the limit on all instances
+   * together, SERVER when this instance is full.
+   */
+  async reserve(userId: number): Promise<Lease> {
     const mine = this.perUser.get(userId) ?? 0;
     const { perUser, max } = this.limits;
-    if (mine >= perUser) {
+    const userLimit = () => {
       metrics.liveStreamRefusals('USER');
-      throw new AppError(
+      return new AppError(
         'LIVE_STREAM_LIMIT',
         { scope: 'USER', limit: perUser, retryAfterSeconds: RETRY_AFTER_SECONDS },
         `Too many live streams open for this user (at most ${perUser})`,
       );
-    }
+    };
+    // This instance alone holds the limit: no need to ask the database.
+    if (mine >= perUser) throw userLimit();
     if (this.total >= max || this.closing) {
       metrics.liveStreamRefusals('SERVER');
       throw new AppError(
@@ -93,18 +121,45 @@ export class LiveHub {
         `Too many live streams open on this instance (at most ${max})`,
       );
     }
+    // The place on this instance is held while the database is asked (another request may be asking too).
     this.perUser.set(userId, mine + 1);
     this.total++;
-    metrics.liveStreamsOpen.inc();
-    let held = true;
-    const release = () => {
-      if (!held) return;
-      held = false;
+    const forget = () => {
       const left = (this.perUser.get(userId) ?? 1) - 1;
       if (left > 0) this.perUser.set(userId, left);
       else this.perUser.delete(userId);
       this.total--;
+    };
+    let leaseId: number | null;
+    try {
+      leaseId = await takeLiveLease(this.db, userId, this.instance, perUser, this.leaseMs);
+    } catch (error) {
+      forget();
+      throw error;
+    }
+    if (leaseId === null) {
+      forget();
+      throw userLimit();
+    }
+    const id = leaseId;
+    this.leases.set(id, null);
+    metrics.liveStreamsOpen.inc();
+    let held = true;
+    // The place is counted here until the database has the lease back (a new stream of the same
+    // user opened after `count` went down finds it gone); if the delete fails, the lease expires.
+    const release = () => {
+      if (!held) return;
+      held = false;
+      this.leases.delete(id);
       metrics.liveStreamsOpen.dec();
+      if (this.settled) return forget();
+      const done: Promise<void> = releaseLiveLeases(this.db, { ids: [id] })
+        .catch((error: unknown) => this.onError(error))
+        .finally(() => {
+          this.releasing.delete(done);
+          forget();
+        });
+      this.releasing.add(done);
     };
     return {
       release,
@@ -119,6 +174,7 @@ export class LiveHub {
           closed: false,
           recheck,
           checking: false,
+          leaseId: id,
         };
         // Closed by either side (the client went away: Fastify destroys the stream; the server ended it).
         out.on('close', () => {
@@ -136,7 +192,10 @@ export class LiveHub {
           this.byTransport.set(transportId, set);
         }
         set.add(sub);
-        void this.pump(transportId);
+        if (this.leases.has(id)) this.leases.set(id, sub);
+        // Opened while the instance began to shut down (after its streams were ended): ended too.
+        if (this.closing) this.end(sub);
+        else void this.pump(transportId);
         return out;
       },
     };
@@ -228,6 +287,31 @@ export class LiveHub {
       }
     }
     for (const id of [...this.failed]) void this.pump(id);
+    this.renewLeases();
+  }
+
+  /**
+   * Extends this instance's leases; a stream whose lease was not extended (expired or deleted)
+   * is ended at once, its client reconnects and takes a new place if the user still has one. A
+   * database out of reach keeps the streams (asked again next heartbeat; a lease that expires
+   * meanwhile ends its stream then).
+   */
+  private renewLeases(): void {
+    // An instance without streams asks nothing (expired leases are also deleted by their user's next open).
+    if (this.renewing || this.leases.size === 0) return;
+    this.renewing = true;
+    const ids = [...this.leases.keys()];
+    renewLiveLeases(this.db, ids, this.leaseMs)
+      .then((renewed) => {
+        for (const id of ids) {
+          if (renewed.has(id)) continue;
+          const sub = this.leases.get(id);
+          if (sub) this.end(sub, true);
+        }
+      }, this.onError)
+      .finally(() => {
+        this.renewing = false;
+      });
   }
 
   private recheck(s: Subscriber): void {
@@ -251,8 +335,12 @@ export class LiveHub {
     for (const subs of this.byTransport.values()) for (const s of subs) this.end(s);
   }
 
-  /** Waits for the pumps in flight (before the database closes). */
+  /** Waits for the pumps in flight and gives back every lease of this instance (before the database closes). */
   async settle(): Promise<void> {
     await Promise.all(this.running.values());
+    await Promise.all(this.releasing);
+    this.settled = true;
+    // Streams not closed yet (their leases would otherwise count until they expire).
+    if (this.leases.size > 0) await releaseLiveLeases(this.db, { instance: this.instance }).catch(this.onError);
   }
 }

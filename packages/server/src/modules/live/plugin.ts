@@ -22,7 +22,9 @@ declare module 'fastify' {
  * that the shutdown never waits for them; clients resume elsewhere with Last-Event-ID.
  */
 export default fp(async function live(app: FastifyInstance) {
-  const hub = new LiveHub(app.db, app.config.live, (error) => app.log.warn({ err: error }, 'live stream: reading events failed'));
+  const hub = new LiveHub(app.db, app.config.live, (error) =>
+    app.log.warn({ err: error }, 'live streams: a database call failed (reading events, or a lease)'),
+  );
   app.decorate('live', hub);
   const retentionMs = app.config.live.retentionMinutes * 60_000;
   const sweep = processJob(app, (now: Date = new Date()) => sweepLiveEvents(app.db, new Date(now.getTime() - retentionMs)), {

@@ -77,3 +77,60 @@ export async function sweepLiveEvents(db: Db, cutoff: Date): Promise<number> {
     select count(*)::int as deleted from gone`.execute(db);
   return rows[0]?.deleted ?? 0;
 }
+
+/** The first key of the advisory lock on a user's leases (the second is the user id): 'live' in ASCII. */
+const LEASE_LOCK = 0x6c697665;
+
+/**
+ * Takes a lease for one more stream of `userId`, valid `ttlMs`, if the user holds fewer than
+ * `limit` unexpired leases on all instances; null otherwise. Under a transaction-level advisory
+ * lock on the user, so that two instances cannot both take the last place; the user's expired
+ * leases (of a crashed instance) are deleted on the way.
+ */
+export async function takeLiveLease(db: Db, userId: number, instance: string, limit: number, ttlMs: number): Promise<number | null> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${LEASE_LOCK}::int, ${userId}::int)`.execute(trx);
+    await trx.deleteFrom('live_stream_leases').where('user_id', '=', userId).where('expires_at', '<=', sql<Date>`now()`).execute();
+    const { n } = await trx
+      .selectFrom('live_stream_leases')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= limit) return null;
+    const row = await trx
+      .insertInto('live_stream_leases')
+      .values({ user_id: userId, instance, expires_at: sql<Date>`now() + ${ttlMs}::int * interval '1 millisecond'` })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  });
+}
+
+/**
+ * Extends the leases `ids` by `ttlMs` from now and returns those extended: a lease already
+ * expired (its instance stalled past it: another may have taken the place) or deleted is not
+ * brought back. Also deletes every expired lease (of instances that crashed).
+ */
+export async function renewLiveLeases(db: Db, ids: readonly number[], ttlMs: number): Promise<Set<number>> {
+  const renewed =
+    ids.length === 0
+      ? []
+      : await db
+          .updateTable('live_stream_leases')
+          .set({ expires_at: sql<Date>`now() + ${ttlMs}::int * interval '1 millisecond'` })
+          .where('id', 'in', ids)
+          .where('expires_at', '>', sql<Date>`now()`)
+          .returning('id')
+          .execute();
+  await db.deleteFrom('live_stream_leases').where('expires_at', '<=', sql<Date>`now()`).execute();
+  return new Set(renewed.map((r) => Number(r.id)));
+}
+
+/** Gives leases back: the ones listed, or (`instance`) every lease of an instance that shuts down. */
+export async function releaseLiveLeases(db: Db, which: { ids: readonly number[] } | { instance: string }): Promise<void> {
+  if ('ids' in which) {
+    if (which.ids.length > 0) await db.deleteFrom('live_stream_leases').where('id', 'in', which.ids).execute();
+  } else {
+    await db.deleteFrom('live_stream_leases').where('instance', '=', which.instance).execute();
+  }
+}

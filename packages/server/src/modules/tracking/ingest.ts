@@ -6,7 +6,7 @@ import { emitEvent } from '../events/emit-repository.js';
 import { appendLiveEvents } from '../live/repository.js';
 import { toPosition } from './mappers.js';
 import { ETA_CHANGE_THRESHOLD_MS } from './geo.js';
-import { BACKFILL_DAYS, ensurePositionPartitions } from './partition-repository.js';
+import { BACKFILL_DAYS, ensurePositionPartitions } from '../../db/position-partitions.js';
 import { trackingState } from './read.js';
 import { announceEta, type Db, insertPositions, type PositionRow } from './repository.js';
 

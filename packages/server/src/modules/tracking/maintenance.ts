@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { processJob } from '../../lib/process-job.js';
-import { maintainPositionPartitions } from './partition-repository.js';
+import { maintainPositionPartitions } from '../../db/position-partitions.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

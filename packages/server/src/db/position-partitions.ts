@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
-import type { Db } from './repository.js';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.js';
+
+type Db = Kysely<Database>;
 
 /*
  * The partitions of transport_positions: one per UTC day, named transport_positions_pYYYYMMDD,
