@@ -39,12 +39,14 @@ await seedDemoData(db);
 await createAdmin(db, { username: 'root', email: 'root@transport-ops.example', password: DEMO_PASSWORD }, { allowDemoPassword: true });
 
 const app = await buildApp(config, { db });
-app.addHook('onClose', async () => db.destroy());
 
 closeWithGrace({ delay: 5_000 }, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'closing after an error');
   else app.log.info({ signal }, 'shutting down');
+  // The database closes after the app: the app's own closing steps still write to it (the live
+  // streams give back their leases).
   await app.close();
+  await db.destroy();
 });
 
 await app.listen({ host: config.host, port: config.port });
