@@ -449,13 +449,6 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
-/** A short lease on a resource held by a conditional write (migration 0014). */
-export interface ResourceLocksTable {
-  resource: string;
-  holder: string;
-  locked_until: RequiredTimestamp;
-}
-
 export interface ComplaintAttachmentsTable {
   id: Generated<number>;
   complaint_id: number | null;
@@ -952,7 +945,6 @@ export interface Database {
   certificates: CertificatesTable;
   content_views: ContentViewsTable;
   idempotency_keys: IdempotencyKeysTable;
-  resource_locks: ResourceLocksTable;
   events: EventsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -98,7 +98,6 @@ const TABLES = [
   'organizations',
   'proof_of_delivery_files',
   'proofs_of_delivery',
-  'resource_locks',
   'roles',
   'sessions',
   'states',

@@ -28,6 +28,7 @@ import * as m0026 from './0026_transport_total_bound.js';
 import * as m0027 from './0027_webhook_delivery_notify.js';
 import * as m0028 from './0028_transport_live_events.js';
 import * as m0029 from './0029_live_stream_leases.js';
+import * as m0030 from './0030_drop_resource_locks.js';
 
 /**
  * Every migration of this folder, listed explicitly (a FileMigrationProvider reads the folder at run
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0027_webhook_delivery_notify': m0027,
   '0028_transport_live_events': m0028,
   '0029_live_stream_leases': m0029,
+  '0030_drop_resource_locks': m0030,
 };

@@ -154,15 +154,13 @@ export async function freeKey(db: Db, claim: KeyClaim): Promise<void> {
   await freeShape.execute(db, { scope: claim.scope, key: claim.key, holder: claim.holder });
 }
 
-/** Deletes up to `limit` keys that expired before `now`, and resource locks whose lease ended; returns how many keys went. */
+/** Deletes up to `limit` keys that expired before `now`; returns how many went. */
 export async function deleteExpiredKeys(db: Db, now: Date, limit: number): Promise<number> {
   // Batches by physical row id: one short statement each, so a large sweep never holds many rows at once.
   const { rows } = await sql<{ key: string }>`
     delete from idempotency_keys where ctid = any(array(
       select ctid from idempotency_keys where expires_at < ${now} order by expires_at limit ${limit}))
     returning key`.execute(db);
-  // Leases an earlier version took on resources (conditional writes now lock in their transaction).
-  await db.deleteFrom('resource_locks').where('locked_until', '<', now).execute();
   return rows.length;
 }
 

@@ -112,7 +112,6 @@ describe('If-Match on PATCH, PUT and DELETE', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
     const winner = answers.find((a) => a.status === 200)!;
     expect(await loadingPoint(id)).toBe(winner.body.result.loadingPoint);
-    expect(await t.db.selectFrom('resource_locks').selectAll().execute()).toEqual([]);
   });
 
   it('keeps writes without If-Match unconditional', async () => {
