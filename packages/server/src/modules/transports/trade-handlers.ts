@@ -23,7 +23,7 @@ import {
   requireVehicleType,
   updateFields,
 } from './write-repository.js';
-import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
+import { lockedRepresentation, type ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export type TradeTransportOps =
   | 'createTransport'
@@ -57,7 +57,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
   },
 
   async getTransportById(req) {
-    return { message: 'Transport retrieved', result: await tradeTransportRepresentations.getTransportById(req) };
+    return { message: 'Transport retrieved', result: await tradeTransportRepresentations.getTransportById.read(req) };
   },
 
   async updateTransport(req) {
@@ -65,7 +65,8 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { db } = req.server;
     const { id } = req.params;
     const body = req.body;
-    const current = await findVisible(db, auth, id);
+    // Under If-Match, the transport as its precondition read it, its row locked: no second load.
+    const current = lockedRepresentation(req, 'getTransportById') ?? (await findVisible(db, auth, id));
     if (!current) throw transportNotFound(id);
     if (!USER_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
     checkNewCustomer(body.newCustomer);
@@ -199,7 +200,11 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
 
 /** The transport as its GET answers it (write-safety/representations.ts). */
 export const tradeTransportRepresentations: ModuleRepresentations<'getTransportById'> = {
-  async getTransportById(req) {
-    return toTransport(await loadVisible(req.server.db, caller(req), req.params.id));
+  getTransportById: {
+    row: { table: 'transports', id: (req) => req.params.id },
+    locksRow: true,
+    async read(req, options) {
+      return toTransport(await loadVisible(req.server.db, caller(req), req.params.id, options?.forUpdate));
+    },
   },
 };
