@@ -1,3 +1,4 @@
+import { atomically } from '../../db/request-transaction.js';
 import { audit, isStaff } from '../../lib/audit.js';
 import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
@@ -75,7 +76,8 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
     // A change made by staff (team manager and above) is audited, with the fields before and after.
     const audited = isStaff(auth);
-    await db.transaction().execute(async (trx) => {
+    // Every error propagates: inside a request transaction (If-Match, a key) no savepoint is needed.
+    await atomically(db, async (trx) => {
       const before = audited ? toTransport(await reload(trx, id)) : null;
       const set = fieldChanges(body);
       if (body.newCustomer) set.customer_id = await insertCustomer(trx, body.newCustomer);
