@@ -81,7 +81,11 @@ export async function underPrecondition<T>(
   const value = await run();
   if (!matches) {
     metrics.preconditionFailures.inc();
-    throw new AppError('PRECONDITION_FAILED', { resource: resourcePath(conditional.resource, req.params) }, 'The resource changed since it was read');
+    throw new AppError(
+      'PRECONDITION_FAILED',
+      { resource: resourcePath(conditional.resource, req.params) },
+      'The resource changed since it was read',
+    );
   }
   return value;
 }

@@ -123,7 +123,8 @@ export class ResourceKinds {
     const { representation } = kind;
     let result: unknown;
     try {
-      if (options.forUpdate && !representation.locksRow) await lockRow(req.server.db, representation.row.table, representation.row.id(req as never));
+      if (options.forUpdate && !representation.locksRow)
+        await lockRow(req.server.db, representation.row.table, representation.row.id(req as never));
       result = await representation.read(req as never, options);
     } catch (error) {
       const status = (error as { statusCode?: unknown }).statusCode;

@@ -226,7 +226,10 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
   },
 
   async getAdminAnnouncementById(req) {
-    return { message: 'Announcement retrieved successfully', result: await adminAnnouncementRepresentations.getAdminAnnouncementById.read(req) };
+    return {
+      message: 'Announcement retrieved successfully',
+      result: await adminAnnouncementRepresentations.getAdminAnnouncementById.read(req),
+    };
   },
 
   async updateAnnouncement(req) {
