@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type TransactionSettings } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type TransactionSettings } from 'kysely';
 
 /*
  * A request's own transaction: every statement a piece of work issues, through any Kysely
@@ -151,4 +151,15 @@ export async function inRequestTransaction<T>(work: () => Promise<T>): Promise<{
     await tx.rollback();
     throw error;
   }
+}
+
+/**
+ * Runs `fn` as one atomic unit of writes. Inside a request transaction it runs in that
+ * transaction directly: no savepoint (two statements fewer), because a failure of `fn` fails the
+ * request and rolls the whole request transaction back. Outside one, `fn` runs in a transaction
+ * of its own. For callers that let every error of `fn` propagate: one that catches an error of
+ * `fn` and goes on needs `db.transaction()` (a savepoint inside a request transaction).
+ */
+export function atomically<DB, T>(db: Kysely<DB>, fn: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return active() ? fn(db) : db.transaction().execute(fn);
 }

@@ -85,6 +85,7 @@ export default fp(async function writeSafety(app: FastifyInstance, options: { re
   app.decorateRequest('idempotencyOutcome', null);
   app.decorateRequest('keyReservation', null);
   app.decorateRequest('countUnlessNotModified', false);
+  app.decorateRequest('lockedRepresentation', null);
   const kinds = new ResourceKinds(options.representations, resourceGets);
   app.decorate('resourceKinds', kinds);
   app.addHook('onReady', async () => {

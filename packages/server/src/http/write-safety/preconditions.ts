@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import { metrics } from '../../lib/metrics.js';
 import { AppError } from '../errors.js';
 import { type Conditional, tagMatches } from './policy.js';
-import { lockResource } from './repository.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,11 +50,14 @@ export const ifMatchOf = (req: FastifyRequest, conditional: Conditional | null):
  * Runs a conditional write (`run`) under its `If-Match`, inside the request transaction that
  * writes its rows (answer.ts opens it):
  *
- * 1. a transaction-scoped lock on the resource (its path), so that no other conditional write
- *    of it runs between this check and this write: they are one step, and the lock ends with
- *    the COMMIT or ROLLBACK;
- * 2. the resource's current ETag, from its representation as its GET gives it to this caller
- *    (representations.ts; no request to the server itself, no quota);
+ * 1. the resource's main row locked (`SELECT … FOR UPDATE`, representations.ts), so that no
+ *    other write of it, conditional or not, runs between this check and this write: they are one
+ *    step, and the lock ends with the COMMIT or ROLLBACK. `If-Match: *` asks only that the
+ *    resource exist: the lock says it, nothing is read or hashed;
+ * 2. otherwise the resource's current ETag, from its representation as its GET gives it to this
+ *    caller, read with the row locked (by the read's own statement where the resource kind can;
+ *    no request to the server itself, no quota). The handler may use that read as its own load
+ *    (`lockedRepresentation`);
  * 3. the write itself;
  * 4. the comparison. Preconditions come after existence and permission (RFC 9110 §13.2.1: a
  *    request that would fail without them fails as it would): the write runs first, so a 404,
@@ -69,13 +71,21 @@ export async function underPrecondition<T>(
   ifMatch: string,
   run: () => Promise<T>,
 ): Promise<T> {
-  const resource = resourcePath(conditional.resource, req.params);
-  await lockResource(req.server.db, resource);
-  const etag = await req.server.resourceKinds.currentEtag(req, reply, conditional.resource);
+  const kinds = req.server.resourceKinds;
+  let matches: boolean;
+  if (ifMatch.trim() === '*') matches = await kinds.lockExisting(req, conditional.resource);
+  else {
+    const etag = await kinds.currentEtag(req, reply, conditional.resource, { forUpdate: true });
+    matches = etag !== null && tagMatches(ifMatch, etag);
+  }
   const value = await run();
-  if (etag === null || !tagMatches(ifMatch, etag)) {
+  if (!matches) {
     metrics.preconditionFailures.inc();
-    throw new AppError('PRECONDITION_FAILED', { resource }, 'The resource changed since it was read');
+    throw new AppError(
+      'PRECONDITION_FAILED',
+      { resource: resourcePath(conditional.resource, req.params) },
+      'The resource changed since it was read',
+    );
   }
   return value;
 }

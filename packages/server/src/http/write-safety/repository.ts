@@ -32,17 +32,15 @@ const claimShape = queryShape(
   (db, p: KeyClaim & { leaseMs: number; retentionMs: number }) => {
     const lockedUntil = sql<Date>`now() + ${sql.lit(p.leaseMs)} * interval '1 millisecond'`;
     const expiresAt = sql<Date>`now() + ${sql.lit(p.retentionMs)} * interval '1 millisecond'`;
+    // One statement, committed without waiting for its WAL flush (see `claimKey`): the row comes
+    // from a subquery that sets `synchronous_commit` for this statement's own transaction.
     return db
       .insertInto('idempotency_keys')
-      .values({
-        scope: p.scope,
-        key: p.key,
-        operation: p.operation,
-        fingerprint: p.fingerprint,
-        holder: p.holder,
-        locked_until: lockedUntil,
-        expires_at: expiresAt,
-      })
+      .columns(['scope', 'key', 'operation', 'fingerprint', 'holder', 'locked_until', 'expires_at'])
+      .expression(
+        sql`select ${p.scope}::text, ${p.key}::text, ${p.operation}::text, ${p.fingerprint}::text, ${p.holder}::text, ${lockedUntil}, ${expiresAt}
+          from (select set_config('synchronous_commit', 'off', true)) as async_commit`,
+      )
       .onConflict((oc) =>
         oc
           .columns(['scope', 'key'])
@@ -112,6 +110,15 @@ const freeShape = queryShape({ values: ['scope', 'key', 'holder'] }, (db, p: { s
  * expiry, taken over in the same statement), false when the key is already known. One statement,
  * committed on its own, so of concurrent claims exactly one wins on every instance. Times are
  * the database's, so instances agree on them.
+ *
+ * Its COMMIT does not wait for the WAL to reach the disk (`synchronous_commit = off` for this
+ * transaction only): a flush per claim was the main cost of a key under concurrency. Nothing is
+ * lost by it. The claim is visible to every other session at once (visibility does not wait for
+ * the flush), so concurrent duplicates meet it as before. It becomes durable no later than the
+ * operation's own COMMIT, which is synchronous and flushes the WAL up to its commit record, so
+ * the earlier claim record with it; and so does the synchronous storing of an error answer. A
+ * claim lost in a crash therefore belongs to a request that committed nothing and answered
+ * nothing stored: a retry claims the key again and runs, as after a claim freed.
  */
 export async function claimKey(db: Db, claim: KeyClaim, leaseMs: number, retentionMs: number): Promise<boolean> {
   const row = await claimShape.executeTakeFirst(db, Object.assign({ leaseMs, retentionMs }, claim));
@@ -165,10 +172,11 @@ export async function deleteExpiredKeys(db: Db, now: Date, limit: number): Promi
 }
 
 /**
- * Locks `resource` (its path) until the request transaction ends: conditional writes of one
- * resource run one after the other between their check and their COMMIT. A transaction-scoped
- * advisory lock: nothing to release, nothing left behind by a process that died.
+ * Locks the row `id` of `table` (FOR UPDATE) until the request transaction ends, and says whether
+ * it exists: a conditional write's check and its write are one step on the row, and any other
+ * write of it (which locks it too) waits for this one's COMMIT or ROLLBACK.
  */
-export async function lockResource(db: Db, resource: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${resource}, 0))`.execute(db);
+export async function lockRow(db: Db, table: keyof Database & string, id: number): Promise<boolean> {
+  const { rows } = await sql<{ id: number }>`select id from ${sql.table(table)} where id = ${id} for update`.execute(db);
+  return rows.length > 0;
 }

@@ -151,11 +151,15 @@ export function familyHandlers<R>(family: Family<R>) {
     SELF_ACTION_FORBIDDEN: (id) => `${label} ${id} is your own actor`,
   };
 
-  async function representation(req: IdRequest): Promise<R> {
-    const row = await repo.findActor(req.server.db, role, req.params.id, readScope(caller(req)));
-    if (!row) throw notFound(req.params.id);
-    return family.toResult(row);
-  }
+  /** The actor as its GET answers it, its row in `actors` (write-safety/representations.ts). */
+  const representation = {
+    row: { table: 'actors' as const, id: (req: IdRequest) => req.params.id },
+    async read(req: IdRequest): Promise<R> {
+      const row = await repo.findActor(req.server.db, role, req.params.id, readScope(caller(req)));
+      if (!row) throw notFound(req.params.id);
+      return family.toResult(row);
+    },
+  };
 
   return {
     async list(req: ListRequest): Promise<{ message: string; result: { data: R[]; meta: EstimatedPageMeta } }> {
@@ -184,7 +188,7 @@ export function familyHandlers<R>(family: Family<R>) {
     representation,
 
     async get(req: IdRequest): Promise<{ message: string; result: R }> {
-      return { message: `${label} retrieved`, result: await representation(req) };
+      return { message: `${label} retrieved`, result: await representation.read(req) };
     },
 
     async create(req: CreateRequest): Promise<{ message: string; result: R }> {

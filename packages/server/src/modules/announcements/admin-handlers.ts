@@ -226,7 +226,10 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
   },
 
   async getAdminAnnouncementById(req) {
-    return { message: 'Announcement retrieved successfully', result: await adminAnnouncementRepresentations.getAdminAnnouncementById(req) };
+    return {
+      message: 'Announcement retrieved successfully',
+      result: await adminAnnouncementRepresentations.getAdminAnnouncementById.read(req),
+    };
   },
 
   async updateAnnouncement(req) {
@@ -312,7 +315,10 @@ export const adminAnnouncementHandlers: ModuleHandlers<AdminOperations> = {
 
 /** The announcement as its administration GET answers it (write-safety/representations.ts). */
 export const adminAnnouncementRepresentations: ModuleRepresentations<'getAdminAnnouncementById'> = {
-  async getAdminAnnouncementById(req) {
-    return adminView(req.server.db, req.params.id, new Date());
+  getAdminAnnouncementById: {
+    row: { table: 'announcements', id: (req) => req.params.id },
+    async read(req) {
+      return adminView(req.server.db, req.params.id, new Date());
+    },
   },
 };

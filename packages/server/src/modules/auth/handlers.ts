@@ -118,7 +118,7 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
   },
 
   async getProfile(req) {
-    return { message: 'Profile retrieved', result: await profileRepresentations.getProfile(req) };
+    return { message: 'Profile retrieved', result: await profileRepresentations.getProfile.read(req) };
   },
 
   async validateToken(req) {
@@ -148,34 +148,37 @@ export const authHandlers: ModuleHandlers<'login' | 'logout' | 'refreshToken' | 
 
 /** The caller's profile as its GET answers it (write-safety/representations.ts). */
 export const profileRepresentations: ModuleRepresentations<'getProfile'> = {
-  async getProfile(req) {
-    const auth = caller(req);
-    const account = await findAccountById(req.server.db, auth.userId);
-    if (!account) throw new ListError(401, 'Authentication required', ['Account no longer exists']);
-    return {
-      id: account.id,
-      username: account.username,
-      email: account.email,
-      role_id: account.role_id,
-      role_name: account.role_name,
-      country_id: account.country_id,
-      country_name: account.country_name,
-      is_active: account.is_active,
-      // Set by every login, and a profile is only read with a token from one.
-      last_login: iso(account.last_login ?? account.created_at)!,
-      created_at: iso(account.created_at)!,
-      actor:
-        account.actor_id === null
-          ? null
-          : {
-              id: account.actor_id,
-              actor_role: account.actor_role!,
-              first_name: account.first_name!,
-              last_name: account.last_name!,
-              email: account.actor_email,
-              phone: account.actor_phone,
-              is_active: account.actor_is_active!,
-            },
-    };
+  getProfile: {
+    row: { table: 'users', id: (req) => caller(req).userId },
+    async read(req) {
+      const auth = caller(req);
+      const account = await findAccountById(req.server.db, auth.userId);
+      if (!account) throw new ListError(401, 'Authentication required', ['Account no longer exists']);
+      return {
+        id: account.id,
+        username: account.username,
+        email: account.email,
+        role_id: account.role_id,
+        role_name: account.role_name,
+        country_id: account.country_id,
+        country_name: account.country_name,
+        is_active: account.is_active,
+        // Set by every login, and a profile is only read with a token from one.
+        last_login: iso(account.last_login ?? account.created_at)!,
+        created_at: iso(account.created_at)!,
+        actor:
+          account.actor_id === null
+            ? null
+            : {
+                id: account.actor_id,
+                actor_role: account.actor_role!,
+                first_name: account.first_name!,
+                last_name: account.last_name!,
+                email: account.actor_email,
+                phone: account.actor_phone,
+                is_active: account.actor_is_active!,
+              },
+      };
+    },
   },
 };

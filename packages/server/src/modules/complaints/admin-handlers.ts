@@ -65,7 +65,7 @@ export const adminHandlers: ModuleHandlers<
   },
 
   async getAdminComplaintById(req) {
-    return { message: 'Complaint retrieved', result: await adminComplaintRepresentations.getAdminComplaintById(req) };
+    return { message: 'Complaint retrieved', result: await adminComplaintRepresentations.getAdminComplaintById.read(req) };
   },
 
   async updateAdminComplaint(req) {
@@ -180,11 +180,14 @@ export const adminHandlers: ModuleHandlers<
 
 /** The complaint as its administration GET answers it (write-safety/representations.ts). */
 export const adminComplaintRepresentations: ModuleRepresentations<'getAdminComplaintById'> = {
-  async getAdminComplaintById(req) {
-    const auth = caller(req);
-    const { db } = req.server;
-    const row = await findComplaint(db, req.params.id, ownedComplaints(auth));
-    if (!row) throw complaintNotFound(req.params.id);
-    return toAdmin(row, await attachmentsOf(db, row.id), auth.accessLevel);
+  getAdminComplaintById: {
+    row: { table: 'complaints', id: (req) => req.params.id },
+    async read(req) {
+      const auth = caller(req);
+      const { db } = req.server;
+      const row = await findComplaint(db, req.params.id, ownedComplaints(auth));
+      if (!row) throw complaintNotFound(req.params.id);
+      return toAdmin(row, await attachmentsOf(db, row.id), auth.accessLevel);
+    },
   },
 };

@@ -110,7 +110,7 @@ export const tradeHandlers: ModuleHandlers<
   },
 
   async getComplaintById(req) {
-    return { message: 'Complaint retrieved', result: await tradeComplaintRepresentations.getComplaintById(req) };
+    return { message: 'Complaint retrieved', result: await tradeComplaintRepresentations.getComplaintById.read(req) };
   },
 
   async updateComplaintStatus(req) {
@@ -177,11 +177,14 @@ async function refuseChange(req: OwnedReq, id: number, message?: string): Promis
 
 /** The complaint as its GET answers it (write-safety/representations.ts). */
 export const tradeComplaintRepresentations: ModuleRepresentations<'getComplaintById'> = {
-  async getComplaintById(req) {
-    const auth = caller(req);
-    const { db } = req.server;
-    const row = await findComplaint(db, req.params.id, readableBy(auth));
-    if (!row) throw complaintNotFound(req.params.id);
-    return toDetail(row, await attachmentsOf(db, row.id), auth.accessLevel);
+  getComplaintById: {
+    row: { table: 'complaints', id: (req) => req.params.id },
+    async read(req) {
+      const auth = caller(req);
+      const { db } = req.server;
+      const row = await findComplaint(db, req.params.id, readableBy(auth));
+      if (!row) throw complaintNotFound(req.params.id);
+      return toDetail(row, await attachmentsOf(db, row.id), auth.accessLevel);
+    },
   },
 };

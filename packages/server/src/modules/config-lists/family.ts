@@ -90,11 +90,15 @@ export function configListHandlers<
     return current;
   }
 
-  async function representation(req: In<IdParams>): Promise<R> {
-    const found = await list.find(req.server.db, req.params.id);
-    if (!found) throw notFound(req.params.id);
-    return found;
-  }
+  /** The entry as its GET answers it, its row the entry's own (write-safety/representations.ts). */
+  const representation = {
+    row: { table, id: (req: IdParams) => req.params.id },
+    async read(req: In<IdParams>): Promise<R> {
+      const found = await list.find(req.server.db, req.params.id);
+      if (!found) throw notFound(req.params.id);
+      return found;
+    },
+  };
 
   async function changed<V>(server: FastifyInstance, value: V): Promise<V> {
     await list.afterChange?.(server);
@@ -112,7 +116,7 @@ export function configListHandlers<
     representation,
 
     async get(req: In<IdParams>): Success<R> {
-      return { message: `${label} retrieved`, result: await representation(req) };
+      return { message: `${label} retrieved`, result: await representation.read(req) };
     },
 
     async create(req: In<{ body: C }>): Success<R> {

@@ -68,7 +68,7 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
   },
 
   async getForumMessageById(req) {
-    return { message: 'Message retrieved successfully', result: await messageRepresentations.getForumMessageById(req) };
+    return { message: 'Message retrieved successfully', result: await messageRepresentations.getForumMessageById.read(req) };
   },
 
   async updateForumMessage(req) {
@@ -198,7 +198,10 @@ export const messageHandlers: ModuleHandlers<MessageOps> = {
 
 /** The message as its GET answers it (write-safety/representations.ts). */
 export const messageRepresentations: ModuleRepresentations<'getForumMessageById'> = {
-  async getForumMessageById(req) {
-    return loadMessage(req.server.db, req.params.id, caller(req).userId);
+  getForumMessageById: {
+    row: { table: 'forum_messages', id: (req) => req.params.id },
+    async read(req) {
+      return loadMessage(req.server.db, req.params.id, caller(req).userId);
+    },
   },
 };

@@ -202,8 +202,11 @@ async function topicDetail(db: Kysely<Database>, id: number, userId: number): Pr
 
 /** The topic as its GET answers it, without counting a view (write-safety/representations.ts). */
 export const topicRepresentations: ModuleRepresentations<'getForumTopicById'> = {
-  async getForumTopicById(req) {
-    await visibleTopic(req.server.db, req.params.id);
-    return topicDetail(req.server.db, req.params.id, caller(req).userId);
+  getForumTopicById: {
+    row: { table: 'forum_topics', id: (req) => req.params.id },
+    async read(req) {
+      await visibleTopic(req.server.db, req.params.id);
+      return topicDetail(req.server.db, req.params.id, caller(req).userId);
+    },
   },
 };

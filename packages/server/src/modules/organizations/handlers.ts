@@ -129,7 +129,7 @@ export const organizationHandlers: ModuleHandlers<
   },
 
   async getOrganizationById(req) {
-    return { message: 'Organization retrieved', result: await organizationRepresentations.getOrganizationById(req) };
+    return { message: 'Organization retrieved', result: await organizationRepresentations.getOrganizationById.read(req) };
   },
 
   async updateOrganization(req) {
@@ -192,7 +192,10 @@ export const organizationHandlers: ModuleHandlers<
 
 /** The organization as its GET answers it (write-safety/representations.ts). */
 export const organizationRepresentations: ModuleRepresentations<'getOrganizationById'> = {
-  async getOrganizationById(req) {
-    return loadDetail(req.server.db, req.params.id, withinTeam(caller(req), 'o.id'));
+  getOrganizationById: {
+    row: { table: 'organizations', id: (req) => req.params.id },
+    async read(req) {
+      return loadDetail(req.server.db, req.params.id, withinTeam(caller(req), 'o.id'));
+    },
   },
 };

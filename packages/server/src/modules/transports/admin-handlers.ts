@@ -57,7 +57,7 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
   },
 
   async getAdminTransportById(req) {
-    return { message: 'Transport retrieved', result: await adminTransportRepresentations.getAdminTransportById(req) };
+    return { message: 'Transport retrieved', result: await adminTransportRepresentations.getAdminTransportById.read(req) };
   },
 
   async updateAdminTransport(req) {
@@ -214,8 +214,12 @@ export const adminTransportHandlers: ModuleHandlers<AdminTransportOps> = {
 
 /** The transport as its administration GET answers it (write-safety/representations.ts). */
 export const adminTransportRepresentations: ModuleRepresentations<'getAdminTransportById'> = {
-  async getAdminTransportById(req) {
-    const auth = caller(req);
-    return toAdminTransport(await loadVisible(req.server.db, auth, req.params.id), auth.accessLevel);
+  getAdminTransportById: {
+    row: { table: 'transports', id: (req) => req.params.id },
+    locksRow: true,
+    async read(req, options) {
+      const auth = caller(req);
+      return toAdminTransport(await loadVisible(req.server.db, auth, req.params.id, options?.forUpdate), auth.accessLevel);
+    },
   },
 };

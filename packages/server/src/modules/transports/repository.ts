@@ -93,16 +93,27 @@ export type ComplaintRefRow = Awaited<ReturnType<typeof complaintsOf.execute>>[n
 /** Every transport: the scope of a reload after a write (the writer's access was checked first). */
 const ANY_OWNER: Ownership = { scope: 'all', ownerId: 0, teamId: undefined };
 
-const transportById = queryShape({ values: ['id', 'ownerId', 'teamId'], structure: ['scope'] }, (db, p: Ownership & { id: number }) =>
-  transportQuery(db).where('t.id', '=', p.id).where(ownedByScope(p, 't.created_by')),
+const transportById = queryShape(
+  { values: ['id', 'ownerId', 'teamId'], structure: ['scope', 'forUpdate'] },
+  (db, p: Ownership & { id: number; forUpdate: boolean }) => {
+    const query = transportQuery(db).where('t.id', '=', p.id).where(ownedByScope(p, 't.created_by'));
+    // The transport's own row only (the joined rows are not the resource's to lock).
+    return p.forUpdate ? query.forUpdate('t') : query;
+  },
 );
 
 /**
  * A transport with its documents and complaint; undefined when absent or, given the caller's
  * ownership rule, outside it (one statement checks both: a detail is three statements, not four).
+ * With `forUpdate`, the first statement locks the transport's row for the rest of the transaction.
  */
-export async function loadTransport(db: Db, id: number, owner: Ownership = ANY_OWNER): Promise<TransportRecord | undefined> {
-  const row = await transportById.executeTakeFirst(db, Object.assign({ id }, owner));
+export async function loadTransport(
+  db: Db,
+  id: number,
+  owner: Ownership = ANY_OWNER,
+  forUpdate = false,
+): Promise<TransportRecord | undefined> {
+  const row = await transportById.executeTakeFirst(db, Object.assign({ id, forUpdate }, owner));
   if (!row) return undefined;
   // One after the other: inside a transaction (one connection) queries cannot overlap.
   const documents = await documentsOf.execute(db, { transportId: id });

@@ -15,9 +15,12 @@ export async function reload(db: Db, id: number) {
   return record;
 }
 
-/** The transport as `auth` may see it: a 404 when it is absent or outside the caller's scope. */
-export async function loadVisible(db: Db, auth: AuthContext, id: number) {
-  const record = await loadTransport(db, id, ownership(auth));
+/**
+ * The transport as `auth` may see it: a 404 when it is absent or outside the caller's scope.
+ * With `forUpdate` (a conditional write), its row is locked by the same read.
+ */
+export async function loadVisible(db: Db, auth: AuthContext, id: number, forUpdate = false) {
+  const record = await loadTransport(db, id, ownership(auth), forUpdate);
   if (!record) throw transportNotFound(id);
   return record;
 }

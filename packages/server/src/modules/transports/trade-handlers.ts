@@ -1,3 +1,4 @@
+import { atomically } from '../../db/request-transaction.js';
 import { audit, isStaff } from '../../lib/audit.js';
 import { AppError } from '../../lib/errors.js';
 import type { ModuleHandlers } from '../../http/handlers.js';
@@ -23,7 +24,7 @@ import {
   requireVehicleType,
   updateFields,
 } from './write-repository.js';
-import type { ModuleRepresentations } from '../../http/write-safety/representations.js';
+import { lockedRepresentation, type ModuleRepresentations } from '../../http/write-safety/representations.js';
 
 export type TradeTransportOps =
   | 'createTransport'
@@ -57,7 +58,7 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
   },
 
   async getTransportById(req) {
-    return { message: 'Transport retrieved', result: await tradeTransportRepresentations.getTransportById(req) };
+    return { message: 'Transport retrieved', result: await tradeTransportRepresentations.getTransportById.read(req) };
   },
 
   async updateTransport(req) {
@@ -65,7 +66,8 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     const { db } = req.server;
     const { id } = req.params;
     const body = req.body;
-    const current = await findVisible(db, auth, id);
+    // Under If-Match, the transport as its precondition read it, its row locked: no second load.
+    const current = lockedRepresentation(req, 'getTransportById') ?? (await findVisible(db, auth, id));
     if (!current) throw transportNotFound(id);
     if (!USER_EDITABLE.includes(current.status)) throw notEditable(id, current.status);
     checkNewCustomer(body.newCustomer);
@@ -74,7 +76,8 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
     if (body.customerId != null) await requireCustomer(db, auth, body.customerId);
     // A change made by staff (team manager and above) is audited, with the fields before and after.
     const audited = isStaff(auth);
-    await db.transaction().execute(async (trx) => {
+    // Every error propagates: inside a request transaction (If-Match, a key) no savepoint is needed.
+    await atomically(db, async (trx) => {
       const before = audited ? toTransport(await reload(trx, id)) : null;
       const set = fieldChanges(body);
       if (body.newCustomer) set.customer_id = await insertCustomer(trx, body.newCustomer);
@@ -199,7 +202,11 @@ export const tradeTransportHandlers: ModuleHandlers<TradeTransportOps> = {
 
 /** The transport as its GET answers it (write-safety/representations.ts). */
 export const tradeTransportRepresentations: ModuleRepresentations<'getTransportById'> = {
-  async getTransportById(req) {
-    return toTransport(await loadVisible(req.server.db, caller(req), req.params.id));
+  getTransportById: {
+    row: { table: 'transports', id: (req) => req.params.id },
+    locksRow: true,
+    async read(req, options) {
+      return toTransport(await loadVisible(req.server.db, caller(req), req.params.id, options?.forUpdate));
+    },
   },
 };

@@ -1,5 +1,6 @@
 import type { components } from '@transport-ops/contract';
 import { sql, type UpdateObject } from 'kysely';
+import { atomically } from '../../db/request-transaction.js';
 import type { Database, NewTransportDocument, Transport, TransportStatus, TransportsTable } from '../../db/schema.js';
 import { AppError } from '../../lib/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../lib/db-errors.js';
@@ -99,51 +100,51 @@ function takenNumber(error: unknown): string {
 
 /**
  * Inserts the transport (loading number from the column default, i.e. the sequence), its new
- * customer if any, and the CREATE history entry, in one transaction. A loading number already
- * taken outside the sequence is retried once with the next number, then answered 409.
+ * customer if any, and the CREATE history entry, as one atomic unit (`atomically`: inside a
+ * request transaction, in it without a savepoint). A loading number already taken outside the
+ * sequence is skipped once (the insert does nothing, no error) and the next number tried in the
+ * same transaction; taken too, 409 and nothing is stored.
  */
 export async function createTransport(db: Db, userId: number, body: Schemas['TransportCreateRequest']): Promise<number> {
   const total =
     body.totalProductValue ??
     (body.productQuantity !== undefined && body.averageUnitPrice !== undefined ? body.productQuantity * body.averageUnitPrice : null);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction().execute(async (trx) => {
-        const customerId = body.newCustomer ? await insertCustomer(trx, body.newCustomer) : (body.customerId ?? null);
-        const row = await trx
-          .insertInto('transports')
-          .values({
-            charger_first_name: body.chargerFirstName,
-            charger_last_name: body.chargerLastName,
-            charger_phone: body.chargerPhone ?? null,
-            charger_email: body.chargerEmail ?? null,
-            vehicle_type_id: body.vehicleTypeId,
-            loading_point: body.loadingPoint,
-            unloading_point: body.unloadingPoint ?? null,
-            vehicle_plate_number: body.vehiclePlateNumber ?? null,
-            product_label: body.productLabel ?? null,
-            product_quantity: body.productQuantity ?? null,
-            average_weight: body.averageWeight ?? null,
-            average_unit_price: body.averageUnitPrice ?? null,
-            total_product_value: total,
-            customer_id: customerId,
-            created_by: userId,
-            ...placeColumns(body),
-          })
+  try {
+    return await atomically(db, async (trx) => {
+      const customerId = body.newCustomer ? await insertCustomer(trx, body.newCustomer) : (body.customerId ?? null);
+      const insert = (skipTaken: boolean) => {
+        const query = trx.insertInto('transports').values({
+          charger_first_name: body.chargerFirstName,
+          charger_last_name: body.chargerLastName,
+          charger_phone: body.chargerPhone ?? null,
+          charger_email: body.chargerEmail ?? null,
+          vehicle_type_id: body.vehicleTypeId,
+          loading_point: body.loadingPoint,
+          unloading_point: body.unloadingPoint ?? null,
+          vehicle_plate_number: body.vehiclePlateNumber ?? null,
+          product_label: body.productLabel ?? null,
+          product_quantity: body.productQuantity ?? null,
+          average_weight: body.averageWeight ?? null,
+          average_unit_price: body.averageUnitPrice ?? null,
+          total_product_value: total,
+          customer_id: customerId,
+          created_by: userId,
+          ...placeColumns(body),
+        });
+        return (skipTaken ? query.onConflict((oc) => oc.constraint('transports_loading_number_key').doNothing()) : query)
           .returning(['id', 'loading_number', 'status'])
-          .executeTakeFirstOrThrow();
-        await insertHistory(trx, { transportId: row.id, from: null, to: row.status, action: 'CREATE', userId });
-        const created = await loadTransport(trx, row.id);
-        await emitEvent(trx, 'transport.created', { type: 'transport', id: row.id }, toTransport(created!));
-        return row.id;
-      });
-    } catch (error) {
-      if (!isUniqueViolation(error, 'transports_loading_number_key')) throw referenceError(error, body);
-      if (attempt >= 2) {
-        const loadingNumber = takenNumber(error);
-        throw new AppError('LOADING_NUMBER_EXISTS', { loadingNumber }, 'Loading number already exists');
-      }
-    }
+          .executeTakeFirst();
+      };
+      const row = (await insert(true)) ?? (await insert(false));
+      if (!row) throw new Error('the transport insert returned no row');
+      await insertHistory(trx, { transportId: row.id, from: null, to: row.status, action: 'CREATE', userId });
+      const created = await loadTransport(trx, row.id);
+      await emitEvent(trx, 'transport.created', { type: 'transport', id: row.id }, toTransport(created!));
+      return row.id;
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error, 'transports_loading_number_key')) throw referenceError(error, body);
+    throw new AppError('LOADING_NUMBER_EXISTS', { loadingNumber: takenNumber(error) }, 'Loading number already exists');
   }
 }
 

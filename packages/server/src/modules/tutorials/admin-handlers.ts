@@ -92,7 +92,7 @@ export const adminTutorialHandlers: ModuleHandlers<
   },
 
   async getAdminTutorialById(req) {
-    return { message: 'Tutorial retrieved successfully', result: await adminTutorialRepresentations.getAdminTutorialById(req) };
+    return { message: 'Tutorial retrieved successfully', result: await adminTutorialRepresentations.getAdminTutorialById.read(req) };
   },
 
   async updateTutorial(req) {
@@ -149,9 +149,12 @@ export const adminTutorialHandlers: ModuleHandlers<
 
 /** The tutorial as its administration GET answers it (write-safety/representations.ts). */
 export const adminTutorialRepresentations: ModuleRepresentations<'getAdminTutorialById'> = {
-  async getAdminTutorialById(req) {
-    const tutorial = await findTutorial(req.server.db, req.params.id);
-    if (!tutorial) throw tutorialNotFound(req.params.id);
-    return tutorial;
+  getAdminTutorialById: {
+    row: { table: 'tutorials', id: (req) => req.params.id },
+    async read(req) {
+      const tutorial = await findTutorial(req.server.db, req.params.id);
+      if (!tutorial) throw tutorialNotFound(req.params.id);
+      return tutorial;
+    },
   },
 };

@@ -83,7 +83,7 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
   },
 
   async getUserById(req) {
-    return { message: 'User retrieved', result: await accountRepresentations.getUserById(req) };
+    return { message: 'User retrieved', result: await accountRepresentations.getUserById.read(req) };
   },
 
   async createUser(req) {
@@ -216,13 +216,16 @@ export const accountHandlers: ModuleHandlers<'listUsers' | 'getUserById' | 'crea
 
 /** The account as its GET answers it (write-safety/representations.ts). */
 export const accountRepresentations: ModuleRepresentations<'getUserById'> = {
-  async getUserById(req) {
-    const auth = caller(req);
-    const row = await selectUsers(req.server.db)
-      .where('u.id', '=', req.params.id)
-      .where(withinTeam(auth, 'u.organization_id'))
-      .executeTakeFirst();
-    if (!row) throw notFound.resource('user', req.params.id);
-    return toUser(row);
+  getUserById: {
+    row: { table: 'users', id: (req) => req.params.id },
+    async read(req) {
+      const auth = caller(req);
+      const row = await selectUsers(req.server.db)
+        .where('u.id', '=', req.params.id)
+        .where(withinTeam(auth, 'u.organization_id'))
+        .executeTakeFirst();
+      if (!row) throw notFound.resource('user', req.params.id);
+      return toUser(row);
+    },
   },
 };

@@ -16,7 +16,7 @@ export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' |
   },
 
   async getSessionById(req) {
-    return { message: 'Session retrieved', result: await sessionRepresentations.getSessionById(req) };
+    return { message: 'Session retrieved', result: await sessionRepresentations.getSessionById.read(req) };
   },
 
   async revokeSession(req) {
@@ -61,9 +61,12 @@ export const sessionHandlers: ModuleHandlers<'listSessions' | 'getSessionById' |
 
 /** The session as its GET answers it (write-safety/representations.ts). */
 export const sessionRepresentations: ModuleRepresentations<'getSessionById'> = {
-  async getSessionById(req) {
-    const row = await selectSessions(req.server.db).where('s.id', '=', req.params.id).executeTakeFirst();
-    if (!row) throw notFound.resource('session', req.params.id);
-    return toSession(row);
+  getSessionById: {
+    row: { table: 'sessions', id: (req) => req.params.id },
+    async read(req) {
+      const row = await selectSessions(req.server.db).where('s.id', '=', req.params.id).executeTakeFirst();
+      if (!row) throw notFound.resource('session', req.params.id);
+      return toSession(row);
+    },
   },
 };

@@ -66,7 +66,7 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
   },
 
   async getWebhook(req) {
-    return { message: 'Webhook retrieved', result: await webhookRepresentations.getWebhook(req) };
+    return { message: 'Webhook retrieved', result: await webhookRepresentations.getWebhook.read(req) };
   },
 
   async updateWebhook(req) {
@@ -141,9 +141,12 @@ export const webhookHandlers: ModuleHandlers<WebhookOps> = {
 
 /** The subscription as its GET answers it (write-safety/representations.ts). */
 export const webhookRepresentations: ModuleRepresentations<'getWebhook'> = {
-  async getWebhook(req) {
-    const row = await findSubscription(req.server.db, req.params.id);
-    if (!row) throw webhookNotFound(req.params.id);
-    return toSubscription(row);
+  getWebhook: {
+    row: { table: 'webhook_subscriptions', id: (req) => req.params.id },
+    async read(req) {
+      const row = await findSubscription(req.server.db, req.params.id);
+      if (!row) throw webhookNotFound(req.params.id);
+      return toSubscription(row);
+    },
   },
 };

@@ -11,8 +11,9 @@ import { expectError } from '../../support/expect.js';
 /*
  * Every resource that conditional writes change: the ETag its GET sends is the one the write's
  * precondition computes from the resource's registered representation (no request to itself).
- * For each, a write that would succeed is refused with a stale tag (412, the GET's tag unchanged
- * afterwards) and applied with the tag the GET sent.
+ * For each, a write that would succeed is applied with `*` (the resource's main row, as its kind
+ * names it, exists), refused with a stale tag (412, the GET's tag unchanged afterwards) and
+ * applied with the tag the GET sent.
  */
 
 const t = useTestApp();
@@ -187,16 +188,19 @@ describe('the representation of every conditional resource', () => {
   });
 
   it.each(cases.map((c) => [c.get, c] as const))(
-    '%s: a stale tag is 412 and changes nothing, the GET’s tag applies the write',
+    '%s: * applies the write, a stale tag is 412 and changes nothing, the GET’s tag applies the write',
     async (_, c) => {
       const { params, body } = prepared.get(c.get)!;
       const callerToken = await c.user();
       const read = () => t.call(c.get, { token: callerToken, params } as never);
+      const write = (ifMatch: string) => t.call(c.write, { token: callerToken, params, body, headers: { 'if-match': ifMatch } } as never);
+      // `*` checks only that the resource's registered main row exists (locked, nothing read).
+      const any = await write('*');
+      expect(any.status, `If-Match: * ${JSON.stringify(any.body)}`).toBe(200);
       const first = await read();
       expect(first.status, JSON.stringify(first.body)).toBe(200);
       const etag = first.headers.etag as string;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
-      const write = (ifMatch: string) => t.call(c.write, { token: callerToken, params, body, headers: { 'if-match': ifMatch } } as never);
 
       const stale = await write('"AAAAAAAAAAAAAAAAAAAAAA"');
       expectError(stale, 412, 'PRECONDITION_FAILED');

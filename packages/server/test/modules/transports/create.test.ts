@@ -218,5 +218,40 @@ describe('POST /trade/transports (createTransport)', () => {
       expect(await t.db.selectFrom('transports').select('id').where('loading_point', '=', 'Clash dock').execute()).toHaveLength(0);
       expect(await t.db.selectFrom('actors').select('id').where('email', '=', 'clash@mail.example').execute()).toHaveLength(0);
     });
+
+    it('under an Idempotency-Key (in the request transaction, no savepoint): retried once, then 409 stored and replayed, nothing written', async () => {
+      const token = await t.token('agent');
+      const [taken, next] = await nextNumbers(2);
+      await takeNumbers([taken!]);
+      const retried = await t.call('createTransport', {
+        token,
+        body: transportBody(refs, { loadingPoint: 'Keyed retry dock' }),
+        headers: { 'idempotency-key': `loading-retry-${taken}` },
+      });
+      expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+      expect(retried.body.result.loadingNumber).toBe(next);
+
+      const numbers = await nextNumbers(2);
+      await takeNumbers(numbers);
+      const key = `loading-clash-${numbers[1]}`;
+      const request = () =>
+        t.call('createTransport', {
+          token,
+          body: transportBody(refs, {
+            loadingPoint: 'Keyed clash dock',
+            newCustomer: { firstName: 'Keyed', lastName: 'Clash', email: 'keyed-clash@mail.example' },
+          }),
+          headers: { 'idempotency-key': key },
+        });
+      const res = await request();
+      expect(res.status).toBe(409);
+      expect(res.body.errors).toEqual({ code: 'LOADING_NUMBER_EXISTS', loadingNumber: numbers[1] });
+      expect(await t.db.selectFrom('transports').select('id').where('loading_point', '=', 'Keyed clash dock').execute()).toHaveLength(0);
+      expect(await t.db.selectFrom('actors').select('id').where('email', '=', 'keyed-clash@mail.example').execute()).toHaveLength(0);
+      const replay = await request();
+      expect(replay.status).toBe(409);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(res.body);
+    });
   });
 });
